@@ -1,0 +1,106 @@
+# tutorial_add_chapter(<name> [MIN_ARCH <sm>] [SOURCES <files>...] [LIBRARIES <libs>...])
+#
+# Adds one chapter, defined in the calling chapters/NN_topic/ directory:
+#   - the executable <name> (e.g. ch01_sync_shared_loads) in build/bin/, built from main.cu;
+#   - its PTX for every architecture it is built for, at build/ptx/<name>.sm_XX.ptx;
+#   - CTest entries (SKIP_RETURN_CODE 77, so "no suitable GPU" shows as skipped):
+#       <name>               runs `<name> --check-only`               labels chapter;gpu
+#       <name>_negatives     every negative variant must FAIL         labels chapter;gpu;negative
+#       <name>_bad_input     bad flags/values exit 2 (no GPU needed)  labels chapter;cli
+#       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
+#       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
+# MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
+# (sm_90 when none are).
+function(tutorial_add_chapter name)
+  cmake_parse_arguments(ARG "" "MIN_ARCH" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT ARG_SOURCES)
+    set(ARG_SOURCES main.cu)
+  endif()
+
+  # Architectures for this chapter.
+  set(archs ${CMAKE_CUDA_ARCHITECTURES})
+  if(ARG_MIN_ARCH)
+    set(kept "")
+    foreach(a IN LISTS archs)
+      string(REGEX MATCH "^[0-9]+" num "${a}")
+      if(num GREATER_EQUAL ARG_MIN_ARCH)
+        list(APPEND kept ${a})
+      endif()
+    endforeach()
+    if(NOT kept)
+      set(kept ${ARG_MIN_ARCH})
+    endif()
+    set(archs ${kept})
+  endif()
+
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE tutorial_common ${ARG_LIBRARIES})
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  tutorial_cuda_flags(${name})
+
+  # PTX, one file per architecture (CUDA_PTX_COMPILATION takes one architecture per target,
+  # so nvcc is called directly; -ptx stops before ptxas and the host compiler, so it is cheap).
+  file(GLOB chapter_headers ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh ${PROJECT_SOURCE_DIR}/common/*.cuh
+       ${PROJECT_SOURCE_DIR}/common/*.hpp)
+  set(ptx_files "")
+  foreach(a IN LISTS archs)
+    string(REGEX MATCH "^[0-9]+a?" num "${a}")
+    set(ptx ${CMAKE_BINARY_DIR}/ptx/${name}.sm_${num}.ptx)
+    list(GET ARG_SOURCES 0 main_source)
+    add_custom_command(OUTPUT ${ptx}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/ptx
+      COMMAND ${CMAKE_CUDA_COMPILER} -ptx -std=c++17 -lineinfo -O3
+              -arch=compute_${num} -I${PROJECT_SOURCE_DIR} -I${CMAKE_CURRENT_SOURCE_DIR}
+              -I${CUDAToolkit_INCLUDE_DIRS}
+              ${CMAKE_CURRENT_SOURCE_DIR}/${main_source} -o ${ptx}
+      DEPENDS ${ARG_SOURCES} ${chapter_headers}
+      COMMENT "PTX for ${name} (sm_${num})"
+      VERBATIM)
+    list(APPEND ptx_files ${ptx})
+  endforeach()
+  add_custom_target(${name}_ptx ALL DEPENDS ${ptx_files})
+  set_property(GLOBAL APPEND PROPERTY TUTORIAL_CHAPTERS ${name})
+  set_property(GLOBAL PROPERTY TUTORIAL_ARCHS_${name} "${archs}")
+
+  # Tests.
+  add_test(NAME ${name} COMMAND ${name} --check-only)
+  set_tests_properties(${name} PROPERTIES LABELS "chapter;gpu" SKIP_RETURN_CODE 77)
+
+  add_test(NAME ${name}_negatives
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}>
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_negatives.cmake)
+  set_tests_properties(${name}_negatives PROPERTIES
+    LABELS "chapter;gpu;negative" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
+
+  add_test(NAME ${name}_bad_input
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}>
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_bad_input.cmake)
+  set_tests_properties(${name}_bad_input PROPERTIES LABELS "chapter;cli")
+
+  set(expect ${CMAKE_CURRENT_SOURCE_DIR}/asm_expect.txt)
+  if(NOT EXISTS ${expect})
+    message(FATAL_ERROR "${name}: ${expect} is missing (the PTX/SASS assertions)")
+  endif()
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME ${name}_ptx
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_asm.py
+              --kind ptx --expect ${expect} --ptx ${ptx_files})
+    set_tests_properties(${name}_ptx PROPERTIES LABELS "inspect")
+    if(TUTORIAL_CUOBJDUMP)
+      add_test(NAME ${name}_sass
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_asm.py
+                --kind sass --expect ${expect} --binary $<TARGET_FILE:${name}>
+                --cuobjdump ${TUTORIAL_CUOBJDUMP})
+      set_tests_properties(${name}_sass PROPERTIES LABELS "inspect;sass")
+    endif()
+  endif()
+endfunction()
+
+# Flags every CUDA target of the tutorial gets: warnings on, -lineinfo so compute-sanitizer
+# and Nsight Compute can point at source lines.
+function(tutorial_cuda_flags target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra>
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+endfunction()

@@ -1,0 +1,28 @@
+# Bad command lines must get one clear error line and exit code 2 - never a crash, a hang or
+# exit 0. None of these needs a GPU: parsing happens before the GPU is touched.
+# Usage: cmake -DEXE=<chapter executable> -P check_bad_input.cmake
+set(bad_inputs
+  "--size=0" "--size=-5" "--size=abc" "--size=12Q" "--size=99999999999999999999999"
+  "--size=18446744073709551615G" "--size=2000G" "--repeats=0" "--warmup=-1" "--repeats=x"
+  "--repeats=99999999999999999999" "--seed=-1" "--seed=banana" "--bogus" "--variant=nope"
+  "--variant=" "--check-only=yes" "stray" "--size" "--json=/nonexistent-dir/out.json")
+foreach(arg IN LISTS bad_inputs)
+  execute_process(COMMAND ${EXE} ${arg} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE err TIMEOUT 60)
+  string(STRIP "${err}" err)
+  string(REGEX MATCHALL "\n" newlines "${err}")
+  list(LENGTH newlines extra_lines)
+  if(NOT rc EQUAL 2)
+    message(FATAL_ERROR "'${arg}': exit ${rc}, want 2\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  if(NOT err MATCHES "error:" OR NOT extra_lines EQUAL 0)
+    message(FATAL_ERROR "'${arg}': want one 'error:' line on stderr, got:\n${err}")
+  endif()
+  message("ok: '${arg}' -> exit 2: ${err}")
+endforeach()
+foreach(arg --help --list)
+  execute_process(COMMAND ${EXE} ${arg} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "'${arg}': exit ${rc}, want 0")
+  endif()
+endforeach()

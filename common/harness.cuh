@@ -1,0 +1,360 @@
+/// @file harness.cuh
+/// @brief run_chapter(): the driver every chapter's main() calls.
+///
+/// A chapter supplies a Problem type (its buffers, its CPU reference and its check) and a
+/// registry of variants (kernels). The harness does the rest, identically for every chapter:
+///   1. parse the common CLI (exit 2 on bad input), answer --help and --list without a GPU;
+///   2. gate on the GPU (exit 77 with the reason when there is none or it is too old);
+///   3. for each check size: build the Problem, then for each variant poison the output,
+///      launch, synchronise and verify against the CPU reference;
+///   4. unless --check-only: at the full size, verify once more, measure the ceiling
+///      (device-to-device cudaMemcpyAsync of the same byte count), time every variant
+///      (warm-ups, then --repeats event-timed runs; median and min), print the table and
+///      write JSON;
+///   5. exit 0 when every check passed, 1 otherwise.
+///
+/// The Problem type is duck-typed:
+/// @code
+/// struct Problem {
+///   explicit Problem(const tut::RunConfig& cfg);  // allocate, fill from cfg.seed, reference
+///   void poison(cudaStream_t s);                  // overwrite every output with kPoisonByte
+///   tut::VerifyResult verify(cudaStream_t s, int reference);  // copy back, compare with
+///                                                 // CPU reference number `reference`
+///   double work() const;                          // bytes moved (read + written) or flops
+///   std::string describe() const;                 // e.g. "256 MiB per buffer"
+/// };
+/// @endcode
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "cuda_check.cuh"
+#include "device_info.cuh"
+#include "fill.hpp"
+#include "report.hpp"
+#include "stats.hpp"
+#include "timer.cuh"
+#include "verify.hpp"
+
+namespace tut {
+
+/// @brief Exit code when every check passed.
+inline constexpr int kExitPass = 0;
+/// @brief Exit code when any check failed.
+inline constexpr int kExitFail = 1;
+
+/// @brief What a Problem is built from.
+struct RunConfig {
+  std::uint64_t size = 0;  ///< in the chapter's size unit (see Chapter::size_help)
+  std::uint64_t seed = 0;  ///< input seed; the same seed gives the same inputs
+  bool check_only = false;
+  DeviceSummary device;
+  std::map<std::string, long long> extras;  ///< chapter options (ExtraOption), by name
+
+  /// @brief Value of a chapter option; aborts on a name the chapter did not declare.
+  long long extra(const std::string& name) const {
+    const auto it = extras.find(name);
+    if (it == extras.end()) {
+      std::fprintf(stderr, "internal error: option --%s was not declared\n", name.c_str());
+      std::exit(kExitFail);
+    }
+    return it->second;
+  }
+};
+
+/// @brief One entry of a chapter's variant registry.
+template <class Problem>
+struct Variant {
+  std::string key;          ///< CLI name, no spaces: "v1_async"
+  std::string name;         ///< table name: "v1 memcpy_async + barrier"
+  std::string description;  ///< one line for --list
+  std::function<void(Problem&, cudaStream_t)> launch;  ///< enqueue once on the stream
+  bool negative = false;    ///< deliberately broken; runs only when asked for; must FAIL
+  bool is_ceiling = false;  ///< this variant is the yardstick (e.g. cuBLAS) for "% of ceiling"
+  int min_cc = 0;           ///< e.g. 90 for a Hopper-only variant in an sm_80 chapter
+  int reference = 0;        ///< which CPU reference the output must match, for chapters whose
+                            ///< variants compute different things (most have only 0)
+};
+
+/// @brief A chapter's description: everything run_chapter() needs besides the Problem type.
+template <class Problem>
+struct Chapter {
+  std::string id;     ///< executable name, e.g. "ch01_sync_shared_loads"
+  std::string title;  ///< one line, printed first
+  int min_cc_major = 8;
+  int min_cc_minor = 0;
+  std::string size_help;  ///< what --size means, its unit and default
+  std::uint64_t size_multiple = 1;                   ///< --size must be a multiple of this
+  std::uint64_t max_size = std::uint64_t{1} << 40;   ///< largest --size the kernels index
+  std::function<std::uint64_t(const DeviceSummary&)> default_size;
+  std::vector<std::uint64_t> check_sizes;            ///< small and awkward sizes
+  std::function<std::uint64_t(std::uint64_t)> device_bytes;  ///< GPU memory for a size
+  std::string metric = "GB/s";                       ///< or "GFLOP/s"
+  bool memcpy_ceiling = true;  ///< measure cudaMemcpyAsync D2D of work()/2 bytes as ceiling
+  std::vector<ExtraOption> extra_options;
+  std::vector<Variant<Problem>> variants;
+  /// Optional: extra measurements printed after the table in full runs (a size or stages
+  /// sweep). Receives the run's config (full size, seed, options), its stream and the path
+  /// of --json (empty when not given) so it can write its own JSON beside it. Returns false
+  /// when one of its own checks failed.
+  std::function<bool(const RunConfig&, cudaStream_t, const std::string& json_path)> after_table;
+};
+
+namespace detail {
+
+/// Resolve --variant to registry indices. Empty vector + error text on an unknown key.
+template <class Problem>
+std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::string& spec,
+                                         std::string& error) {
+  std::vector<std::size_t> picked;
+  for (const std::string& key : split_commas(spec)) {
+    bool found = false;
+    for (std::size_t i = 0; i < ch.variants.size(); ++i) {
+      const Variant<Problem>& v = ch.variants[i];
+      const bool match = key == v.key || (key == "all" && !v.negative) ||
+                         (key == "negative" && v.negative);
+      if (!match) continue;
+      found = true;
+      bool dup = false;
+      for (std::size_t p : picked) dup = dup || p == i;
+      if (!dup) picked.push_back(i);
+    }
+    if (!found) {
+      error = "--variant: unknown variant '" + key + "'; valid keys:";
+      for (const auto& v : ch.variants) error += " " + v.key;
+      error += " (or all, negative)";
+      return {};
+    }
+  }
+  if (picked.empty()) error = "--variant: nothing selected";
+  return picked;
+}
+
+inline bool cc_at_least(const DeviceSummary& d, int cc) { return d.cc_major * 10 + d.cc_minor >= cc; }
+
+/// Poison, launch once, synchronise, verify. The poison is what makes the check honest: a
+/// kernel that writes nothing (or not everything) cannot pass on a previous run's output.
+template <class Problem>
+VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream) {
+  problem.poison(stream);
+  v.launch(problem, stream);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return problem.verify(stream, v.reference);
+}
+
+/// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
+inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
+                                  int repeats) {
+  void* src = nullptr;
+  void* dst = nullptr;
+  CUDA_CHECK(cudaMalloc(&src, bytes));
+  CUDA_CHECK(cudaMalloc(&dst, bytes));
+  CUDA_CHECK(cudaMemsetAsync(src, 0x5A, bytes, stream));
+  const Timing t = time_on_stream(stream, warmup, repeats, [&](cudaStream_t s) {
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+  });
+  CUDA_CHECK(cudaFree(src));
+  CUDA_CHECK(cudaFree(dst));
+  return t;
+}
+
+}  // namespace detail
+
+/// @brief Parse the command line, run the selected variants, print the table, return the
+///        exit code (0 pass, 1 fail, 2 usage, 77 skip). main() returns what this returns.
+template <class Problem>
+int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const ParseOutcome parsed = parse_cli(args, ch.extra_options);
+  if (!parsed.ok) {
+    std::fprintf(stderr, "%s: error: %s (see --help)\n", ch.id.c_str(), parsed.error.c_str());
+    return kExitUsage;
+  }
+  const Options& opt = parsed.options;
+  if (opt.help) {
+    std::printf("%s", usage_text(ch.id, ch.title, ch.size_help, ch.extra_options).c_str());
+    return kExitPass;
+  }
+  if (opt.list) {
+    for (const auto& v : ch.variants)
+      std::printf("%-24s %s%s%s\n", v.key.c_str(), v.name.c_str(),
+                  v.negative ? "  [negative: must FAIL]" : "",
+                  v.description.empty() ? "" : ("\n                         " + v.description).c_str());
+    return kExitPass;
+  }
+  std::string error;
+  const std::vector<std::size_t> selected = detail::select_variants(ch, opt.variant, error);
+  if (selected.empty()) {
+    std::fprintf(stderr, "%s: error: %s\n", ch.id.c_str(), error.c_str());
+    return kExitUsage;
+  }
+  if (opt.size) {
+    if (*opt.size % ch.size_multiple != 0) {
+      std::fprintf(stderr, "%s: error: --size must be a multiple of %llu (%s)\n", ch.id.c_str(),
+                   static_cast<unsigned long long>(ch.size_multiple), ch.size_help.c_str());
+      return kExitUsage;
+    }
+    if (*opt.size > ch.max_size) {
+      std::fprintf(stderr, "%s: error: --size %llu is larger than this chapter supports (%llu)\n",
+                   ch.id.c_str(), static_cast<unsigned long long>(*opt.size),
+                   static_cast<unsigned long long>(ch.max_size));
+      return kExitUsage;
+    }
+  }
+  FILE* json = nullptr;
+  if (!opt.json_path.empty()) {
+    json = std::fopen(opt.json_path.c_str(), "w");  // fail now, not after a long run
+    if (!json) {
+      std::fprintf(stderr, "%s: error: --json: cannot write '%s'\n", ch.id.c_str(),
+                   opt.json_path.c_str());
+      return kExitUsage;
+    }
+  }
+
+  Report report;
+  report.chapter = ch.id;
+  report.title = ch.title;
+  report.metric = ch.metric;
+  report.check_only = opt.check_only;
+  report.seed = opt.seed ? *opt.seed : fresh_seed();
+  report.device = require_cc(ch.min_cc_major, ch.min_cc_minor, ch.id);  // exits 77 if unmet
+
+  RunConfig cfg;
+  cfg.seed = report.seed;
+  cfg.check_only = opt.check_only;
+  cfg.device = report.device;
+  cfg.extras = opt.extras;
+  const std::uint64_t main_size = opt.size ? *opt.size : ch.default_size(report.device);
+
+  // A size the GPU cannot hold is a usage error with a clear message, not an OOM crash.
+  if (!opt.check_only || opt.size) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::uint64_t need = ch.device_bytes(main_size);
+    if (need > free_bytes) {
+      std::fprintf(stderr, "%s: error: --size %llu needs %s of GPU memory; %s is free\n",
+                   ch.id.c_str(), static_cast<unsigned long long>(main_size),
+                   format_bytes(double(need)).c_str(), format_bytes(double(free_bytes)).c_str());
+      if (json) std::fclose(json);
+      return kExitUsage;
+    }
+  }
+  std::printf("%s\nseed %llu (rerun with --seed=%llu)\n", ch.id.c_str(),
+              static_cast<unsigned long long>(report.seed),
+              static_cast<unsigned long long>(report.seed));
+
+  cudaStream_t stream;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+
+  std::vector<ResultRow> rows(selected.size());
+  for (std::size_t r = 0; r < selected.size(); ++r) {
+    const Variant<Problem>& v = ch.variants[selected[r]];
+    rows[r].key = v.key;
+    rows[r].name = v.name;
+    rows[r].negative = v.negative;
+    rows[r].passed = true;
+    if (!detail::cc_at_least(report.device, v.min_cc)) {
+      rows[r].skipped = true;
+      rows[r].check_detail = "needs compute capability " + std::to_string(v.min_cc / 10) + "." +
+                             std::to_string(v.min_cc % 10);
+    }
+  }
+
+  // Timing at the full size: the ceiling first, then each variant, all in this run.
+  auto time_all = [&](Problem& problem) {
+    if (ch.memcpy_ceiling) {
+      const auto bytes = static_cast<std::uint64_t>(problem.work() / 2);
+      const Timing t = detail::time_memcpy_ceiling(bytes, stream, opt.warmup, opt.repeats);
+      report.ceiling_name = "cudaMemcpyAsync D2D";
+      report.ceiling_ms = t.median_ms;
+      report.ceiling_rate = rate_per_second_1e9(problem.work(), t.median_ms);
+    }
+    for (std::size_t r = 0; r < selected.size(); ++r) {
+      if (rows[r].skipped) continue;
+      const Variant<Problem>& v = ch.variants[selected[r]];
+      const Timing t = time_on_stream(stream, opt.warmup, opt.repeats, [&](cudaStream_t s) {
+        v.launch(problem, s);
+        CUDA_CHECK_LAST_LAUNCH();
+      });
+      rows[r].timed = true;
+      rows[r].median_ms = t.median_ms;
+      rows[r].min_ms = t.min_ms;
+      rows[r].rate = rate_per_second_1e9(problem.work(), t.median_ms);
+      if (v.is_ceiling) {
+        report.ceiling_name = v.name;
+        report.ceiling_ms = t.median_ms;
+        report.ceiling_rate = rows[r].rate;
+      }
+    }
+    // v0 is the registry's first variant: the baseline every other variant is compared with.
+    const ResultRow* v0 = nullptr;
+    for (const ResultRow& row : rows)
+      if (row.timed && row.key == ch.variants.front().key) v0 = &row;
+    for (ResultRow& row : rows) {
+      if (!row.timed) continue;
+      if (report.ceiling_rate > 0) row.pct_of_ceiling = 100.0 * row.rate / report.ceiling_rate;
+      if (v0) row.vs_v0 = v0->median_ms / row.median_ms;
+    }
+  };
+
+  // Checks: every variant at every small/awkward size, then (full runs) at the full size.
+  auto check_all = [&](Problem& problem, std::uint64_t size) {
+    for (std::size_t r = 0; r < selected.size(); ++r) {
+      if (rows[r].skipped) continue;
+      const Variant<Problem>& v = ch.variants[selected[r]];
+      const VerifyResult result = detail::run_and_verify(problem, v, stream);
+      if (result.ok()) continue;
+      if (rows[r].passed)
+        rows[r].check_detail = "size " + std::to_string(size) + ": " + result.summary();
+      rows[r].passed = false;
+      std::printf("[%s] size %llu (%s): %s\n%s", v.key.c_str(),
+                  static_cast<unsigned long long>(size), problem.describe().c_str(),
+                  result.summary().c_str(), result.details().c_str());
+    }
+  };
+  std::size_t sizes_checked = 0;
+  for (std::uint64_t size : ch.check_sizes) {
+    if (size % ch.size_multiple != 0 || size > main_size) continue;
+    cfg.size = size;
+    Problem problem(cfg);
+    check_all(problem, size);
+    ++sizes_checked;
+  }
+  if (!opt.check_only || opt.size) {
+    cfg.size = main_size;
+    Problem problem(cfg);
+    report.size_text = problem.describe();
+    check_all(problem, main_size);
+    ++sizes_checked;
+    if (!opt.check_only) time_all(problem);
+  }
+  std::printf("checked %zu variant(s) at %zu size(s)\n", selected.size(), sizes_checked);
+
+  report.rows = rows;
+  std::printf("\n%s%s", format_header(report).c_str(), format_table(report).c_str());
+  bool all_passed = true;
+  for (const ResultRow& row : rows) all_passed = all_passed && row.passed;
+  if (!opt.check_only && ch.after_table) {
+    cfg.size = main_size;
+    all_passed = ch.after_table(cfg, stream, opt.json_path) && all_passed;
+  }
+  CUDA_CHECK(cudaStreamDestroy(stream));
+  std::printf("RESULT: %s\n", all_passed ? "PASS" : "FAIL");
+  if (json) {
+    const std::string text = to_json(report);
+    std::fwrite(text.data(), 1, text.size(), json);
+    std::fclose(json);
+  }
+  return all_passed ? kExitPass : kExitFail;
+}
+
+}  // namespace tut

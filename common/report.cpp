@@ -1,0 +1,123 @@
+#include "report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+namespace tut {
+
+std::string format_bytes(double bytes) {
+  char buf[64];
+  if (bytes < 1024) std::snprintf(buf, sizeof buf, "%.0f B", bytes);
+  else if (bytes < 1024.0 * 1024) std::snprintf(buf, sizeof buf, "%.1f KiB", bytes / 1024);
+  else if (bytes < 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / (1024.0 * 1024));
+  else std::snprintf(buf, sizeof buf, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+std::string check_label(const ResultRow& row) {
+  if (row.skipped) return "SKIP";
+  if (row.negative) return row.passed ? "PASS (BROKEN CHECK)" : "FAIL (expected)";
+  return row.passed ? "PASS" : "FAIL";
+}
+
+std::string format_header(const Report& r) {
+  std::ostringstream os;
+  os << r.title << "\n"
+     << "GPU: " << r.device.name << " | CC " << r.device.cc_major << "." << r.device.cc_minor
+     << " | " << r.device.sm_count << " SMs | L2 " << format_bytes(double(r.device.l2_bytes))
+     << " | seed " << r.seed << "\n";
+  if (!r.size_text.empty()) os << "size: " << r.size_text << "\n";
+  if (!r.check_only && r.ceiling_rate > 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "ceiling: %s = %.1f %s (median %.4f ms, same run)\n",
+                  r.ceiling_name.c_str(), r.ceiling_rate, r.metric.c_str(), r.ceiling_ms);
+    os << buf;
+  }
+  return os.str();
+}
+
+std::string format_table(const Report& r) {
+  std::size_t name_width = 7;
+  for (const ResultRow& row : r.rows) name_width = std::max(name_width, row.name.size());
+  std::ostringstream os;
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %7s | %6s | %s\n", int(name_width),
+                "variant", "median ms", "min ms", r.metric.c_str(), "% ceil", "vs v0", "check");
+  os << buf << std::string(name_width, '-') << "-|-----------|-----------|-----------|---------|"
+     << "--------|------\n";
+  for (const ResultRow& row : r.rows) {
+    if (row.timed) {
+      char vs[16] = "     -";
+      if (row.vs_v0 > 0) std::snprintf(vs, sizeof vs, "%5.2fx", row.vs_v0);
+      std::snprintf(buf, sizeof buf, "%-*s | %9.4f | %9.4f | %9.1f | %6.1f%% | %6s | %s\n",
+                    int(name_width), row.name.c_str(), row.median_ms, row.min_ms, row.rate,
+                    row.pct_of_ceiling, vs, check_label(row).c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %7s | %6s | %s\n", int(name_width),
+                    row.name.c_str(), "-", "-", "-", "-", "-", check_label(row).c_str());
+    }
+    os << buf;
+  }
+  return os.str();
+}
+
+std::string json_escape(const std::string& text) {
+  std::ostringstream os;
+  for (char c : text) {
+    switch (c) {
+      case '"': os << "\\\""; break;
+      case '\\': os << "\\\\"; break;
+      case '\n': os << "\\n"; break;
+      case '\t': os << "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          os << buf;
+        } else {
+          os << c;
+        }
+    }
+  }
+  return os.str();
+}
+
+namespace {
+std::string num(double v) {
+  std::ostringstream os;
+  os << std::setprecision(10) << v;
+  return os.str();
+}
+std::string str(const std::string& s) { return "\"" + json_escape(s) + "\""; }
+}  // namespace
+
+std::string to_json(const Report& r) {
+  std::ostringstream os;
+  os << "{\n  \"chapter\": " << str(r.chapter) << ",\n  \"title\": " << str(r.title)
+     << ",\n  \"metric\": " << str(r.metric) << ",\n  \"size\": " << str(r.size_text)
+     << ",\n  \"seed\": " << r.seed << ",\n  \"check_only\": " << (r.check_only ? "true" : "false")
+     << ",\n  \"device\": {\"name\": " << str(r.device.name) << ", \"cc\": \""
+     << r.device.cc_major << "." << r.device.cc_minor << "\", \"sms\": " << r.device.sm_count
+     << ", \"l2_bytes\": " << r.device.l2_bytes << ", \"driver\": " << r.device.driver_version
+     << ", \"runtime\": " << r.device.runtime_version << "},\n  \"ceiling\": {\"name\": "
+     << str(r.ceiling_name) << ", \"rate\": " << num(r.ceiling_rate)
+     << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"rows\": [";
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const ResultRow& row = r.rows[i];
+    os << (i ? "," : "") << "\n    {\"key\": " << str(row.key) << ", \"name\": " << str(row.name)
+       << ", \"timed\": " << (row.timed ? "true" : "false")
+       << ", \"median_ms\": " << num(row.median_ms) << ", \"min_ms\": " << num(row.min_ms)
+       << ", \"rate\": " << num(row.rate) << ", \"pct_of_ceiling\": " << num(row.pct_of_ceiling)
+       << ", \"vs_v0\": " << num(row.vs_v0) << ", \"negative\": "
+       << (row.negative ? "true" : "false") << ", \"skipped\": " << (row.skipped ? "true" : "false") << ", \"passed\": " << (row.passed ? "true" : "false")
+       << ", \"check\": " << str(check_label(row)) << ", \"detail\": " << str(row.check_detail)
+       << "}";
+  }
+  os << "\n  ]\n}\n";
+  return os.str();
+}
+
+}  // namespace tut

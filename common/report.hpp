@@ -1,0 +1,79 @@
+/// @file report.hpp
+/// @brief The one result table every chapter prints, and its JSON twin (host only).
+///
+/// Table columns: variant | median ms | min ms | GB/s (or GFLOP/s) | % of ceiling | vs v0 | check
+/// The header names the GPU, compute capability, SM count, L2 size and seed, so a pasted
+/// table always says where it came from.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tut {
+
+/// @brief What the harness knows about the GPU (filled by query_device()).
+struct DeviceSummary {
+  std::string name = "none";
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  long long l2_bytes = 0;
+  long long smem_optin_per_block = 0;  ///< max dynamic shared memory a block may opt in to
+  long long smem_per_sm = 0;
+  int max_threads_per_sm = 0;
+  long long global_mem_bytes = 0;
+  int driver_version = 0;
+  int runtime_version = 0;
+};
+
+/// @brief One variant's row.
+struct ResultRow {
+  std::string key;            ///< variant key (CLI name)
+  std::string name;           ///< display name
+  bool timed = false;         ///< false in --check-only runs
+  double median_ms = 0;
+  double min_ms = 0;
+  double rate = 0;            ///< GB/s or GFLOP/s from the median
+  double pct_of_ceiling = 0;  ///< rate / ceiling rate * 100
+  double vs_v0 = 0;           ///< v0 median / this median (x faster than v0)
+  bool passed = false;        ///< every check of this variant passed
+  bool negative = false;      ///< deliberately broken: expected to FAIL
+  bool skipped = false;       ///< not run: this GPU lacks what the variant needs
+  std::string check_detail;   ///< first line of the verification summary
+};
+
+/// @brief Everything one chapter run reports.
+struct Report {
+  std::string chapter;        ///< e.g. "ch01_sync_shared_loads"
+  std::string title;
+  std::string metric = "GB/s";
+  std::string size_text;      ///< e.g. "1.00 GiB per buffer"
+  std::uint64_t seed = 0;
+  bool check_only = false;
+  DeviceSummary device;
+  std::string ceiling_name;   ///< e.g. "cudaMemcpyAsync D2D"
+  double ceiling_rate = 0;    ///< in `metric` units, measured in the same run
+  double ceiling_ms = 0;
+  std::vector<ResultRow> rows;
+};
+
+/// @brief "GPU: NVIDIA H200 | CC 9.0 | 132 SMs | L2 60.0 MiB | seed 42" and the ceiling line.
+std::string format_header(const Report& report);
+
+/// @brief The aligned table, one row per variant, with a header rule.
+std::string format_table(const Report& report);
+
+/// @brief The whole report as a JSON object (stable keys, for docs and plots).
+std::string to_json(const Report& report);
+
+/// @brief "PASS", "FAIL", "SKIP", "FAIL (expected)" or "PASS (BROKEN CHECK)" for a row.
+std::string check_label(const ResultRow& row);
+
+/// @brief Human-readable bytes: "512 B", "64.0 KiB", "1.00 GiB".
+std::string format_bytes(double bytes);
+
+/// @brief Escape a string for a JSON string literal.
+std::string json_escape(const std::string& text);
+
+}  // namespace tut

@@ -1,0 +1,105 @@
+// Host tests for statistics and the report table/JSON.
+#include <gtest/gtest.h>
+
+#include "common/report.hpp"
+#include "common/stats.hpp"
+
+namespace {
+
+TEST(Stats, MedianOddEvenEmpty) {
+  EXPECT_DOUBLE_EQ(tut::median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(tut::median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(tut::median({}), 0.0);
+  EXPECT_DOUBLE_EQ(tut::median({5, 1, 100, 2, 3}), 3.0) << "robust to one slow repeat";
+}
+
+TEST(Stats, MinimumAndRate) {
+  EXPECT_DOUBLE_EQ(tut::minimum({3, 1.5f, 2}), 1.5);
+  EXPECT_DOUBLE_EQ(tut::minimum({}), 0.0);
+  EXPECT_DOUBLE_EQ(tut::rate_per_second_1e9(2e9, 1000.0), 2.0);  // 2 GB in 1 s
+  EXPECT_DOUBLE_EQ(tut::rate_per_second_1e9(2e9, 0.0), 0.0);
+}
+
+tut::Report sample() {
+  tut::Report r;
+  r.chapter = "ch99_test";
+  r.title = "Chapter 99: \"quotes\" and\ttabs";
+  r.seed = 1234;
+  r.device.name = "Fake GPU";
+  r.device.cc_major = 9;
+  r.device.sm_count = 132;
+  r.device.l2_bytes = 60ll << 20;
+  r.ceiling_name = "cudaMemcpyAsync D2D";
+  r.ceiling_rate = 4000;
+  r.ceiling_ms = 0.5;
+  tut::ResultRow a;
+  a.key = "v0";
+  a.name = "v0 base";
+  a.timed = true;
+  a.median_ms = 1.0;
+  a.min_ms = 0.9;
+  a.rate = 2000;
+  a.pct_of_ceiling = 50;
+  a.vs_v0 = 1.0;
+  a.passed = true;
+  tut::ResultRow b = a;
+  b.key = "v9";
+  b.name = "v9 broken";
+  b.negative = true;
+  b.passed = false;
+  r.rows = {a, b};
+  return r;
+}
+
+TEST(Report, HeaderNamesGpuCcSmsL2Seed) {
+  const std::string h = tut::format_header(sample());
+  for (const char* s : {"Fake GPU", "CC 9.0", "132 SMs", "60.0 MiB", "seed 1234", "4000.0 GB/s"})
+    EXPECT_NE(h.find(s), std::string::npos) << s;
+}
+
+TEST(Report, TableHasColumnsAndLabels) {
+  const std::string t = tut::format_table(sample());
+  for (const char* s : {"variant", "median ms", "min ms", "GB/s", "% ceil", "vs v0", "check",
+                        "v0 base", "2000.0", "50.0%", "1.00x", "PASS", "FAIL (expected)"})
+    EXPECT_NE(t.find(s), std::string::npos) << s;
+}
+
+TEST(Report, CheckLabels) {
+  tut::ResultRow r;
+  r.passed = true;
+  EXPECT_EQ(tut::check_label(r), "PASS");
+  r.passed = false;
+  EXPECT_EQ(tut::check_label(r), "FAIL");
+  r.negative = true;
+  EXPECT_EQ(tut::check_label(r), "FAIL (expected)");
+  r.passed = true;
+  EXPECT_EQ(tut::check_label(r), "PASS (BROKEN CHECK)");
+  r.skipped = true;
+  EXPECT_EQ(tut::check_label(r), "SKIP");
+}
+
+TEST(Report, JsonEscapesAndCarriesRows) {
+  const std::string j = tut::to_json(sample());
+  EXPECT_NE(j.find("\"chapter\": \"ch99_test\""), std::string::npos);
+  EXPECT_NE(j.find("\\\"quotes\\\" and\\ttabs"), std::string::npos);
+  EXPECT_NE(j.find("\"key\": \"v9\""), std::string::npos);
+  EXPECT_NE(j.find("\"negative\": true"), std::string::npos);
+  EXPECT_NE(j.find("\"rate\": 2000"), std::string::npos);
+  EXPECT_NE(j.find("\"seed\": 1234"), std::string::npos);
+  // Balanced braces and brackets: a cheap structural check.
+  int braces = 0, brackets = 0;
+  for (char c : j) {
+    braces += c == '{' ? 1 : c == '}' ? -1 : 0;
+    brackets += c == '[' ? 1 : c == ']' ? -1 : 0;
+  }
+  EXPECT_EQ(braces, 0);
+  EXPECT_EQ(brackets, 0);
+}
+
+TEST(Report, FormatBytes) {
+  EXPECT_EQ(tut::format_bytes(512), "512 B");
+  EXPECT_EQ(tut::format_bytes(64 * 1024), "64.0 KiB");
+  EXPECT_EQ(tut::format_bytes(1ull << 30), "1.00 GiB");
+}
+
+}  // namespace

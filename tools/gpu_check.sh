@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The whole GPU job in one call, for the lent H200 (or any sm_90 machine):
+#   1. configure and build for sm_90 with Ninja (tests included)
+#   2. run the full CTest suite: GPU tests must RUN here, and any skip is reported
+#   3. run every chapter at full size with --json
+#   4. dump SASS with cuobjdump and run the SASS assertions (the CTest 'sass' label)
+#   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
+#   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
+#      and print a short summary table last.
+# Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
+# Env:   SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-out}
+ONLY=${1:-.}
+ARCH=${ARCH:-90}
+BUILD=build-gpu
+WORK=${WORK:-/tmp/gpu-check}   # everything lands here; $OUT gets one tarball and the summary
+LOGS=$WORK/logs
+rm -rf "$WORK"; mkdir -p "$LOGS" "$OUT"
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+
+{ nvidia-smi; nvcc --version; cmake --version | head -1; date -u; } > "$LOGS/environment.txt" 2>&1
+
+# 1. build
+if cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH \
+     > "$LOGS/configure.log" 2>&1 && cmake --build $BUILD -j 16 > "$LOGS/build.log" 2>&1; then
+  note "build: ok"
+else
+  note "build: FAILED (see logs/build.log)"; tail -50 "$LOGS/build.log"
+fi
+
+# 2. the test suite, on the GPU
+ctest --test-dir $BUILD -j 4 --timeout 900 --output-on-failure -E exercise \
+  > "$LOGS/ctest.log" 2>&1
+ctest_rc=$?
+passed_line=$(grep -E "tests passed" "$LOGS/ctest.log" | tail -1)
+skipped=$(grep -cE "\(Skipped\)|\[  SKIPPED \]" "$LOGS/ctest.log")
+note "ctest: rc=$ctest_rc; $passed_line; skipped lines: $skipped"
+grep -E "\*\*\*Failed|\(Failed\)|Skipped\)" "$LOGS/ctest.log" | head -40
+
+# 3. every chapter at full size, with JSON
+mkdir -p "$WORK/json"
+for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+  name=$(basename "$exe")
+  "$exe" --json="$WORK/json/$name.json" > "$LOGS/$name.full.log" 2>&1
+  rc=$?
+  note "$name full run: exit $rc"
+  sed -n '/^GPU:/,/^RESULT/p' "$LOGS/$name.full.log"
+done
+
+# 4. SASS: the dumps, for the docs (assertions already ran in ctest under the 'sass' label)
+mkdir -p "$WORK/sass"
+for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -E "$ONLY"); do
+  cuobjdump --dump-sass "$exe" > "$WORK/sass/$(basename "$exe").sass" 2>&1
+done
+sass_fail=$(grep -cE "^FAIL " "$LOGS/ctest.log")
+note "sass/ptx assertion failures in ctest: $sass_fail"
+
+# 5. compute-sanitizer, every tool, every chapter, check-only sizes
+if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
+  for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+    name=$(basename "$exe")
+    for tool in memcheck racecheck synccheck initcheck; do
+      log="$LOGS/sanitizer.$name.$tool.log"
+      timeout 600 compute-sanitizer --tool $tool --error-exitcode 99 "$exe" --check-only \
+        --seed=1 > "$log" 2>&1
+      rc=$?
+      errors=$(grep -E "ERROR SUMMARY" "$log" | tail -1)
+      note "sanitizer $tool $name: exit $rc; ${errors:-no summary}"
+    done
+  done
+fi
+
+printf '%s\n' "${summary[@]}" > "$LOGS/summary.txt"
+cp "$LOGS/summary.txt" "$OUT/summary.txt"
+tar -czf "$OUT/results.tar.gz" -C "$WORK" logs json sass
+echo
+echo "================ GPU check summary ================"
+printf '%s\n' "${summary[@]}"

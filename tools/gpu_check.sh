@@ -8,7 +8,8 @@
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
-# Env:   SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture.
+# Env:   SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture;
+#        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -25,7 +26,8 @@ note() { summary+=("$1"); echo "== $1"; }
 
 # 1. build
 if cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH \
-     > "$LOGS/configure.log" 2>&1 && cmake --build $BUILD -j 16 > "$LOGS/build.log" 2>&1; then
+     -DTUTORIAL_ONLY="${ONLY_DIRS:-}" \
+     > "$LOGS/configure.log" 2>&1 && cmake --build $BUILD -j 16 -- -k 0 > "$LOGS/build.log" 2>&1; then
   note "build: ok"
 else
   note "build: FAILED (see logs/build.log)"; tail -50 "$LOGS/build.log"

@@ -1,0 +1,52 @@
+// GPU tests for chapter 00: every copy kernel at edge sizes against the input, and the
+// negative variant caught. Skipped (never passed) without a GPU.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t bytes) {
+  tut::RunConfig cfg;
+  cfg.size = bytes;
+  cfg.seed = 2024;
+  cfg.device = tut::query_device();
+  return cfg;
+}
+
+class Ch00Copy : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(Ch00Copy, EveryVariantMatchesItsInput) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch00::Problem p(config(GetParam()));
+  for (const auto& v : ch00::variants()) {
+    if (v.negative) continue;
+    p.poison(nullptr);
+    v.launch(p, nullptr);
+    CUDA_CHECK_LAST_LAUNCH();
+    const tut::VerifyResult r = p.verify(nullptr, v.reference);
+    EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+// tiny, one word, not a multiple of 16 bytes, odd tail after many vectors, large
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Ch00Copy,
+                         ::testing::Values(4, 12, 20, 4096 + 12, (1u << 20) + 8, 64u << 20));
+
+TEST(Ch00Negative, DroppedTailIsCaught) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch00::Problem p(config(4096 + 12));
+  for (const auto& v : ch00::variants()) {
+    if (!v.negative) continue;
+    p.poison(nullptr);
+    v.launch(p, nullptr);
+    CUDA_CHECK_LAST_LAUNCH();
+    const tut::VerifyResult r = p.verify(nullptr, v.reference);
+    EXPECT_FALSE(r.ok()) << v.key << " must fail";
+    EXPECT_EQ(r.mismatches, 3u) << "exactly the 3 tail words stay poisoned";
+  }
+}
+
+}  // namespace

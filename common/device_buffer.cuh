@@ -41,9 +41,15 @@ class DeviceBuffer {
   std::size_t size() const { return count_; }
   std::size_t bytes() const { return count_ * sizeof(T); }
 
-  /// @brief Copy @p host (exactly size() elements) to the device; synchronous.
+  /// @brief Copy @p host (exactly size() elements) to the device and wait until it landed.
+  /// @note From pageable host memory, cudaMemcpy may return once the data is staged, before
+  ///       the DMA into device memory has finished. Kernels run on non-blocking streams, which
+  ///       do not wait for the legacy default stream, so without the device-wide
+  ///       synchronisation a kernel could read the buffer while its tail is still arriving
+  ///       (seen on the H200: the last elements of a 1 MiB input read as zero).
   void upload(const std::vector<T>& host) {
     CUDA_CHECK(cudaMemcpy(ptr_, host.data(), bytes(), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
   }
   /// @brief Copy the buffer back to the host after the work queued on @p stream has finished.
   std::vector<T> download(cudaStream_t stream) const {

@@ -69,7 +69,7 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
       timeout 600 compute-sanitizer --tool $tool --error-exitcode 99 "$exe" --check-only \
         --seed=1 > "$log" 2>&1
       rc=$?
-      errors=$(grep -E "ERROR SUMMARY" "$log" | tail -1)
+      errors=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -1)
       note "sanitizer $tool $name: exit $rc; ${errors:-no summary}"
     done
   done

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Turn the chapters' JSON results into the markdown tables the READMEs show.
+
+    tools/results_to_md.py --results docs/results/<run> [--apply]
+
+<run>/json/<chapter>.json are the files written by `<chapter> --json=...` (tools/gpu_check.sh
+collects them). <run>/RUN.md names the GPU, date and command of the run. With --apply, each
+chapters/NN_topic/README.md gets its table between the markers
+    <!-- RESULTS:chNN -->  ...  <!-- /RESULTS:chNN -->
+(the closing marker is added if missing). Without --apply the tables are printed.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+
+
+def table(doc, run_line):
+    metric = doc["metric"]
+    dev = doc["device"]
+    lines = [
+        f"Measured on {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, "
+        f"L2 {dev['l2_bytes'] / 2**20:.0f} MiB), {doc['size']}, seed {doc['seed']}. {run_line}",
+        "",
+        f"Ceiling, same run: {doc['ceiling']['name']} = {doc['ceiling']['rate']:.0f} {metric}.",
+        "",
+        f"| variant | median ms | min ms | {metric} | % of ceiling | vs v0 | check |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in doc["rows"]:
+        if not r["timed"]:
+            lines.append(f"| {r['name']} | - | - | - | - | - | {r['check']} |")
+            continue
+        vs = f"{r['vs_v0']:.2f}x" if r["vs_v0"] > 0 else "-"
+        lines.append(f"| {r['name']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | "
+                     f"{r['rate']:.0f} | {r['pct_of_ceiling']:.1f}% | {vs} | {r['check']} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--results", required=True)
+    ap.add_argument("--apply", action="store_true")
+    args = ap.parse_args()
+    run_md = os.path.join(args.results, "RUN.md")
+    run_line = ""
+    if os.path.exists(run_md):
+        with open(run_md) as f:
+            m = re.search(r"^run: (.*)$", f.read(), re.M)
+            run_line = m.group(1) if m else ""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for path in sorted(glob.glob(os.path.join(args.results, "json", "ch[0-9][0-9]_*.json"))):
+        if path.endswith(".sweep.json") or ".json." in os.path.basename(path):
+            continue
+        with open(path) as f:
+            doc = json.load(f)
+        chapter = doc["chapter"]                     # ch01_sync_shared_loads
+        number = chapter[2:4]
+        text = table(doc, run_line)
+        if not args.apply:
+            print(f"## {chapter}\n\n{text}")
+            continue
+        readme = os.path.join(root, "chapters", chapter[2:], "README.md")
+        if not os.path.exists(readme):
+            print(f"skip {chapter}: no {readme}")
+            continue
+        with open(readme) as f:
+            body = f.read()
+        start, end = f"<!-- RESULTS:ch{number} -->", f"<!-- /RESULTS:ch{number} -->"
+        if start not in body:
+            print(f"skip {chapter}: no {start} marker")
+            continue
+        if end in body:
+            body = re.sub(re.escape(start) + r".*?" + re.escape(end),
+                          lambda _: f"{start}\n{text}{end}", body, flags=re.S)
+        else:
+            body = body.replace(start, f"{start}\n{text}{end}")
+        with open(readme, "w") as f:
+            f.write(body)
+        print(f"updated {readme}")
+
+
+if __name__ == "__main__":
+    main()

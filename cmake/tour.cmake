@@ -1,7 +1,8 @@
 # The tour: run every chapter at full size, then print one consolidated table.
-# Usage: cmake -DBIN_DIR=... -DRESULTS_DIR=... -DCHAPTERS="ch00_x;ch01_y;..." -P tour.cmake
+# Usage: cmake -DBIN_DIR=... -DRESULTS_DIR=... -DCHAPTERS=ch00_x,ch01_y,... -P tour.cmake
 # A chapter that exits 77 (no suitable GPU) is listed as skipped; any other non-zero exit
 # fails the tour after all chapters have run.
+string(REPLACE "," ";" CHAPTERS "${CHAPTERS}")
 file(MAKE_DIRECTORY ${RESULTS_DIR})
 set(summary "")
 set(failed "")

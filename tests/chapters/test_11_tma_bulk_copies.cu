@@ -1,0 +1,99 @@
+// Chapter 11 kernels at edge shapes against the CPU reference; the negatives must fail.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t size, int blocks_per_sm = 1) {
+  tut::RunConfig cfg;
+  cfg.size = size;
+  cfg.seed = 11;
+  cfg.device = tut::query_device();
+  cfg.extras["blocks-per-sm"] = blocks_per_sm;
+  return cfg;
+}
+
+// Poison, launch, synchronise, compare - what the harness does for one variant.
+tut::VerifyResult run_variant(const std::string& key, std::uint64_t size, int blocks_per_sm = 1) {
+  ch11::Problem p(config(size, blocks_per_sm));
+  for (const auto& v : ch11::variants()) {
+    if (v.key != key) continue;
+    p.poison(nullptr);
+    v.launch(p, nullptr);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return p.verify(nullptr, v.reference);
+  }
+  ADD_FAILURE() << "no variant " << key;
+  return {};
+}
+
+// Tiny, one vector short of a sub-tile / a TMA tile, a ragged tail, many tiles.
+const std::uint64_t kSizes[] = {16, 4096 - 16, 16384 - 16, 16384 + 16,
+                                3 * 16384 + 4096 + 80, (8u << 20) + 16 * 5};
+
+class Positive : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Positive, MatchesReferenceAtEdgeShapes) {
+  SKIP_UNLESS_GPU(9, 0);
+  for (std::uint64_t size : kSizes) {
+    const tut::VerifyResult r = run_variant(GetParam(), size);
+    EXPECT_TRUE(r.ok()) << GetParam() << " size " << size << ": " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+TEST_P(Positive, MatchesReferenceWithManyBlocksPerSm) {
+  SKIP_UNLESS_GPU(9, 0);
+  const tut::VerifyResult r = run_variant(GetParam(), (3u << 20) + 16 * 3, 8);
+  EXPECT_TRUE(r.ok()) << r.summary() << "\n" << r.details();
+}
+
+INSTANTIATE_TEST_SUITE_P(Ch11, Positive,
+                         ::testing::Values("v0_cpasync_low", "v1_bulk_ptx_low", "v1_bulk_ptx_full",
+                                           "v2_bulk_cccl_low", "v3_bulk_store_low",
+                                           "v4_memcpy_async_low"));
+
+TEST(Ch11Large, BulkStoreAt64MiB) {
+  SKIP_UNLESS_GPU(9, 0);
+  const tut::VerifyResult r = run_variant("v3_bulk_store_low", 64u << 20);
+  EXPECT_TRUE(r.ok()) << r.summary();
+}
+
+// The broken variants must FAIL (and return: the bounded waits give up after about 1 s).
+TEST(Ch11Negative, WrongExpectTxIsCaught) {
+  SKIP_UNLESS_GPU(9, 0);
+  EXPECT_FALSE(run_variant("v8_wrong_tx", 3 * 16384 + 16).ok());
+}
+
+TEST(Ch11Negative, WrongParityIsCaught) {
+  SKIP_UNLESS_GPU(9, 0);
+  EXPECT_FALSE(run_variant("v9_wrong_parity", 3 * 16384 + 16).ok());
+}
+
+// Host only: the 16-byte rules are refused with a reason before anything is launched.
+TEST(Ch11Rules, BulkCopyAlignmentAndSize) {
+  alignas(16) static unsigned char buf[64];
+  EXPECT_EQ(ch11::bulk_copy_violation(buf, buf + 16, 32), "");
+  EXPECT_NE(ch11::bulk_copy_violation(buf, buf + 4, 32).find("source"), std::string::npos);
+  EXPECT_NE(ch11::bulk_copy_violation(buf + 8, buf, 32).find("destination"), std::string::npos);
+  EXPECT_NE(ch11::bulk_copy_violation(buf, buf, 40).find("multiple of 16"), std::string::npos);
+}
+
+TEST(Ch11Rules, ReversedSourceIsAPermutationOfEachSubTile) {
+  for (int count : {1, 7, 256, 300, 1024}) {
+    std::vector<int> seen(count, 0);
+    for (int i = 0; i < count; ++i) {
+      const int src = ch11::reversed_source(i, count);
+      ASSERT_GE(src, 0);
+      ASSERT_LT(src, count);
+      ASSERT_EQ(src / ch11::SUB_VECS, i / ch11::SUB_VECS);
+      ++seen[src];
+    }
+    for (int c : seen) EXPECT_EQ(c, 1);
+  }
+}
+
+}  // namespace

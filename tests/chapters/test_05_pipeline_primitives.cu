@@ -1,0 +1,82 @@
+// GPU tests for chapter 05: every __pipeline_* variant at edge sizes (one word, ragged
+// vectors, ragged tiles, many tiles per block) and several occupancies, against the CPU
+// reference; the zfill-swapped negative variant must fail.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
+  tut::RunConfig cfg;
+  cfg.size = bytes;
+  cfg.seed = 55;
+  cfg.device = tut::query_device();
+  cfg.extras["blocks-per-sm"] = blocks_per_sm;
+  return cfg;
+}
+
+tut::VerifyResult run(ch05::Problem& p, const tut::Variant<ch05::Problem>& v) {
+  p.poison(nullptr);
+  v.launch(p, nullptr);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return p.verify(nullptr, v.reference);
+}
+
+class Ch05Kernels : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(Ch05Kernels, EveryVariantMatchesTheReference) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch05::Problem p(config(GetParam()));
+  for (const auto& v : ch05::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+// 1, 2 and 3 words (each ragged vector length); one word short of a tile; a tile plus one
+// word; tiles plus a 3-word tail; > 1 MiB ragged; 64 MiB (many tiles per block, ring wraps).
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Ch05Kernels,
+                         ::testing::Values(4, 8, 12, 4096 - 4, 4096 + 4, 7 * 4096 + 12,
+                                           (1u << 20) + 4 * 5, 64u << 20));
+
+TEST(Ch05Occupancy, EveryVariantAtSeveralBlocksPerSm) {
+  SKIP_UNLESS_GPU(8, 0);
+  for (long long blocks : {1, 2, 3, 32}) {
+    ch05::Problem p(config((2u << 20) + 4 * 3, blocks));
+    for (const auto& v : ch05::variants()) {
+      if (v.negative) continue;
+      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+    }
+  }
+}
+
+TEST(Ch05Negative, SwappedZfillIsCaught) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch05::Problem p(config(3 * 4096));  // whole vectors only: every one is zero-filled by the bug
+  for (const auto& v : ch05::variants()) {
+    if (!v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_FALSE(r.ok()) << v.key << " must fail";
+    EXPECT_GE(r.mismatches, 3u * 1024 - 1) << "every word but possibly one zero input";
+  }
+}
+
+TEST(Ch05Reference, ReversePaddedOnAKnownInput) {
+  // Host-only: one full tile then 6 words. The ragged tile pads to 8 words: out = 0,0,w5..w0.
+  std::vector<std::uint32_t> in(ch05::TILE_WORDS + 6);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i + 1);
+  const auto out = ch05::reference_reverse_padded(in);
+  EXPECT_EQ(out[0], static_cast<std::uint32_t>(ch05::TILE_WORDS));  // word 1023, plus 1
+  EXPECT_EQ(out[ch05::TILE_WORDS - 1], 1u);
+  EXPECT_EQ(out[ch05::TILE_WORDS + 0], 0u);
+  EXPECT_EQ(out[ch05::TILE_WORDS + 1], 0u);
+  EXPECT_EQ(out[ch05::TILE_WORDS + 2], ch05::TILE_WORDS + 6u);
+  EXPECT_EQ(out[ch05::TILE_WORDS + 5], ch05::TILE_WORDS + 3u);
+}
+
+}  // namespace

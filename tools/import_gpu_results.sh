@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Import one GPU run (the results.tar.gz that tools/gpu_check.sh leaves in $OUT) into
+# docs/results/<name>/, so nobody has to rerun a GPU job to see a number.
+# Usage: tools/import_gpu_results.sh <results.tar.gz> <name> "<command that produced it>"
+set -euo pipefail
+tarball=$1; name=$2; command=$3
+root=$(cd "$(dirname "$0")/.." && pwd)
+dest=$root/docs/results/$name
+tmp=$(mktemp -d)
+tar -xzf "$tarball" -C "$tmp"
+mkdir -p "$dest/json" "$dest/logs"
+cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true
+cp "$tmp"/logs/summary.txt "$tmp"/logs/environment.txt "$tmp"/logs/ctest.log "$dest/logs/"
+for f in "$tmp"/logs/*.full.log; do cp "$f" "$dest/logs/"; done
+# Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
+grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
+  | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
+gpu=$(grep -m1 -oE "NVIDIA [A-Z0-9]+[A-Za-z0-9 -]*" "$tmp/logs/environment.txt" | head -1)
+date_run=$(tail -1 "$tmp/logs/environment.txt")
+cat > "$dest/RUN.md" <<EOT
+# GPU run $name
+
+run: ${gpu:-GPU}, ${date_run}, \`$command\`
+
+- \`logs/summary.txt\`: the script's summary (build, ctest, each chapter's exit code, sanitizer)
+- \`logs/ctest.log\`: the full CTest output on the GPU (GPU tests ran, not skipped)
+- \`logs/<chapter>.full.log\`: each chapter's full-size output
+- \`logs/sanitizer-summary.txt\`: compute-sanitizer memcheck/racecheck/synccheck/initcheck
+- \`json/\`: each chapter's \`--json\` output (tables and plots are made from these)
+EOT
+rm -rf "$tmp"
+echo "imported into $dest"

@@ -1,0 +1,108 @@
+// Chapter 12 kernels at edge shapes against the CPU reference; the TMA out-of-bounds fill;
+// the tensor-map rules; the negative variant must fail.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t n, int blocks_per_sm = 1) {
+  tut::RunConfig cfg;
+  cfg.size = n;
+  cfg.seed = 12;
+  cfg.device = tut::query_device();
+  cfg.extras["blocks-per-sm"] = blocks_per_sm;
+  return cfg;
+}
+
+tut::VerifyResult run_variant(const std::string& key, std::uint64_t n, int blocks_per_sm = 1) {
+  ch12::Problem p(config(n, blocks_per_sm));
+  for (const auto& v : ch12::variants()) {
+    if (v.key != key) continue;
+    p.poison(nullptr);
+    v.launch(p, nullptr);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return p.verify(nullptr, v.reference);
+  }
+  ADD_FAILURE() << "no variant " << key;
+  return {};
+}
+
+// Tiny (one partial box), just under a box, a box + 4, ragged edges, many tiles.
+const std::uint64_t kSides[] = {4, 28, 32, 36, 100, 1028, 4100};
+
+class Positive : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Positive, MatchesReferenceAtEdgeShapes) {
+  SKIP_UNLESS_GPU(9, 0);
+  for (std::uint64_t n : kSides) {
+    const tut::VerifyResult r = run_variant(GetParam(), n);
+    EXPECT_TRUE(r.ok()) << GetParam() << " N=" << n << ": " << r.summary() << "\n" << r.details();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
+                         ::testing::Values("v0_cpasync_full", "v0_cpasync_low", "v1_tma_ptx_full",
+                                           "v2_tma_sw128_full", "v2_tma_sw128_low",
+                                           "v3_tma_store_full"));
+
+TEST(Ch12Negative, SwappedCoordinatesAreCaught) {
+  SKIP_UNLESS_GPU(9, 0);
+  EXPECT_FALSE(run_variant("v9_swapped_coords", 100).ok());
+}
+
+// The TMA unit fills the part of a box outside the matrix with zeros (OOB_FILL_NONE), and the
+// inside matches the matrix, also for boxes hanging over the bottom-right edge and boxes at
+// negative coordinates.
+TEST(Ch12OutOfBounds, BoxesOverTheEdgesAreZeroFilled) {
+  SKIP_UNLESS_GPU(9, 0);
+  const int n = 36;  // 36 x 36: not a multiple of the 32 x 32 box
+  ch12::Problem p(config(n));
+  tut::DeviceBuffer<float> d_box(ch12::TILE * ch12::TILE);
+  const int corners[][2] = {{32, 32}, {0, 16}, {-8, -4}, {20, 0}};
+  for (const auto& xy : corners) {
+    const int x = xy[0], y = xy[1];
+    p.poison(nullptr);
+    CUDA_CHECK(cudaMemset(d_box.data(), 0xFF, d_box.bytes()));
+    ch12::launch_probe_v5(p.map_in, x, y, d_box.data(), p.d_error.data(), nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> box = d_box.download(nullptr);
+    for (int r = 0; r < ch12::TILE; ++r)
+      for (int c = 0; c < ch12::TILE; ++c) {
+        const int gr = y + r, gc = x + c;
+        std::uint32_t got;
+        std::memcpy(&got, &box[r * ch12::TILE + c], 4);
+        const bool inside = gr >= 0 && gr < n && gc >= 0 && gc < n;
+        const std::uint32_t want = inside ? p.h_in[static_cast<std::size_t>(gr) * n + gc] : 0u;
+        ASSERT_EQ(got, want) << "box at (" << x << ", " << y << "), element (" << r << ", " << c
+                             << ")";
+      }
+  }
+}
+
+// Host only: the rules cuTensorMapEncodeTiled enforces, as sentences.
+TEST(Ch12Rules, TensorMapRules) {
+  alignas(16) static float buf[64];
+  EXPECT_EQ(ch12::tensor_map_violation(buf, 36, 36, 32, 32, CU_TENSOR_MAP_SWIZZLE_128B), "");
+  EXPECT_NE(ch12::tensor_map_violation(buf, 34, 36, 32, 32, CU_TENSOR_MAP_SWIZZLE_NONE)
+                .find("multiple of 16"),
+            std::string::npos);  // 136-byte row pitch
+  EXPECT_NE(ch12::tensor_map_violation(buf + 1, 36, 36, 32, 32, CU_TENSOR_MAP_SWIZZLE_NONE)
+                .find("aligned"),
+            std::string::npos);
+  EXPECT_NE(ch12::tensor_map_violation(buf, 36, 36, 512, 32, CU_TENSOR_MAP_SWIZZLE_NONE)
+                .find("1..256"),
+            std::string::npos);
+  EXPECT_NE(ch12::tensor_map_violation(buf, 64, 64, 64, 32, CU_TENSOR_MAP_SWIZZLE_128B)
+                .find("swizzle span"),
+            std::string::npos);  // 256-byte box rows cannot use a 128-byte swizzle
+  EXPECT_NE(ch12::tensor_map_violation(buf, 64, 64, 6, 32, CU_TENSOR_MAP_SWIZZLE_NONE)
+                .find("inner extent"),
+            std::string::npos);  // 24-byte box rows
+}
+
+}  // namespace

@@ -2,8 +2,10 @@
 /// @brief The command line shared by every chapter (host only, no CUDA).
 ///
 /// Every chapter accepts the same flags:
+/// @verbatim
 ///   --variant=<key[,key...]|all|negative>  --size=<n>[K|M|G]  --warmup=<n>  --repeats=<n>
 ///   --seed=<n>  --check-only  --list  --json=<path>  --help
+/// @endverbatim
 /// plus a few integer options a chapter declares itself (ExtraOption), such as
 /// --blocks-per-sm. Values may be written `--flag=value` or `--flag value`. Anything
 /// malformed is reported in one line and the program exits with code 2.

@@ -30,6 +30,8 @@ std::string gpu_missing_reason(int major, int minor);
 
 /// @brief Return device 0's properties, or print the reason and exit 77 when there is no GPU
 ///        of compute capability >= major.minor.
+/// @param major required compute capability, major part (9 for Hopper)
+/// @param minor required compute capability, minor part
 /// @param what shown in the message, e.g. "chapter 11 (TMA bulk copies)"
 DeviceSummary require_cc(int major, int minor, const std::string& what);
 

@@ -20,6 +20,9 @@ struct Timing {
 
 /// @brief Run @p launch @p warmup times untimed, then @p repeats times, each bracketed by
 ///        its own pair of events recorded on @p stream.
+/// @param stream  the (non-default) stream the work and the events go on
+/// @param warmup  untimed launches first
+/// @param repeats timed launches, each between its own pair of events
 /// @param launch callable that enqueues the work on @p stream (and checks its launch)
 /// @note Events measure GPU time between two points in the stream, so host overheads
 ///       between launches do not count. The warm-ups absorb module loading and first-touch

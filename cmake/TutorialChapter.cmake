@@ -7,6 +7,7 @@
 #       <name>               runs `<name> --check-only`               labels chapter;gpu
 #       <name>_negatives     every negative variant must FAIL         labels chapter;gpu;negative
 #       <name>_bad_input     bad flags/values exit 2 (no GPU needed)  labels chapter;cli
+#       <name>_skips         no GPU / too-old GPU exit 77, naming the CC labels chapter;cli
 #       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
 #       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
 # MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
@@ -76,6 +77,11 @@ function(tutorial_add_chapter name)
     COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}>
             -P ${PROJECT_SOURCE_DIR}/cmake/check_bad_input.cmake)
   set_tests_properties(${name}_bad_input PROPERTIES LABELS "chapter;cli")
+
+  add_test(NAME ${name}_skips
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}>
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_skip.cmake)
+  set_tests_properties(${name}_skips PROPERTIES LABELS "chapter;cli")
 
   set(expect ${CMAKE_CURRENT_SOURCE_DIR}/asm_expect.txt)
   if(NOT EXISTS ${expect})

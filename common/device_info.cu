@@ -38,7 +38,16 @@ DeviceSummary query_device() {
 
 std::string gpu_missing_reason(int major, int minor) {
   if (usable_gpu_count() == 0) return "no CUDA GPU or driver found";
-  const DeviceSummary d = query_device();
+  DeviceSummary d = query_device();
+  // Testing hook: TUTORIAL_PRETEND_CC=7.5 makes this GPU look older, so the "GPU too old"
+  // path (exit 77 naming the required compute capability) can be tested on any machine.
+  if (const char* pretend = std::getenv("TUTORIAL_PRETEND_CC")) {
+    int pm = 0, pn = 0;
+    if (std::sscanf(pretend, "%d.%d", &pm, &pn) == 2) {
+      d.cc_major = pm;
+      d.cc_minor = pn;
+    }
+  }
   if (d.cc_major > major || (d.cc_major == major && d.cc_minor >= minor)) return "";
   std::ostringstream os;
   os << "GPU '" << d.name << "' is compute capability " << d.cc_major << "." << d.cc_minor

@@ -26,6 +26,8 @@ bool gpu_supports(int major, int minor);
 
 /// @brief Why a GPU of at least major.minor is not available ("no CUDA GPU or driver found",
 ///        or "GPU X is compute capability 8.0; this needs 9.0"); empty when it is.
+/// @note The environment variable TUTORIAL_PRETEND_CC (e.g. "7.5") overrides the device's
+///       compute capability here, so tests can exercise the "GPU too old" path anywhere.
 std::string gpu_missing_reason(int major, int minor);
 
 /// @brief Return device 0's properties, or print the reason and exit 77 when there is no GPU

@@ -1,0 +1,17 @@
+# A chapter with no usable GPU, or with a GPU older than it needs, must exit 77 and say which
+# compute capability it needs. Both cases are forced, so this runs on any machine:
+#   CUDA_VISIBLE_DEVICES=""      hides every GPU (the "no GPU" path)
+#   TUTORIAL_PRETEND_CC=7.5      makes the GPU look like a Turing card (the "too old" path)
+# Usage: cmake -DEXE=<chapter executable> -P check_skip.cmake
+foreach(env_setting "CUDA_VISIBLE_DEVICES=" "TUTORIAL_PRETEND_CC=7.5")
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_setting} ${EXE} --check-only
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+  if(NOT rc EQUAL 77)
+    message(FATAL_ERROR "${env_setting}: exit ${rc}, want 77\n${out}\n${err}")
+  endif()
+  if(NOT out MATCHES "SKIP: [^\n]*compute capability [0-9]+\\.[0-9]")
+    message(FATAL_ERROR "${env_setting}: the skip message must name the compute capability:\n${out}")
+  endif()
+  string(REGEX MATCH "SKIP: [^\n]*" line "${out}")
+  message("ok (${env_setting}): ${line}")
+endforeach()

@@ -1,0 +1,85 @@
+// GPU tests for chapter 06: the raw-PTX cp.async kernels (.ca 4/8/16 B, .cg 16 B, mbarrier
+// completion) and the window workload at edge sizes and several occupancies, against the CPU
+// references; the src-size-in-words negative variant must fail.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
+  tut::RunConfig cfg;
+  cfg.size = bytes;
+  cfg.seed = 66;
+  cfg.device = tut::query_device();
+  cfg.extras["blocks-per-sm"] = blocks_per_sm;
+  return cfg;
+}
+
+bool runnable(const tut::Variant<ch06::Problem>& v, const tut::DeviceSummary& d) {
+  return d.cc_major * 10 + d.cc_minor >= v.min_cc;
+}
+
+tut::VerifyResult run(ch06::Problem& p, const tut::Variant<ch06::Problem>& v) {
+  p.poison(nullptr);
+  v.launch(p, nullptr);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return p.verify(nullptr, v.reference);
+}
+
+class Ch06Kernels : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(Ch06Kernels, EveryVariantMatchesItsReference) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch06::Problem p(config(GetParam()));
+  for (const auto& v : ch06::variants()) {
+    if (v.negative || !runnable(v, p.cfg.device)) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+// 1, 2, 3 words; a tile less a word; a tile plus a word (the window's next tile is ragged);
+// 7 tiles + 3 words; > 1 MiB ragged; 64 MiB (many tiles per block: the 8-slot ring wraps).
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Ch06Kernels,
+                         ::testing::Values(4, 8, 12, 4096 - 4, 4096 + 4, 7 * 4096 + 12,
+                                           (1u << 20) + 4 * 5, 64u << 20));
+
+TEST(Ch06Occupancy, EveryVariantAtSeveralBlocksPerSm) {
+  SKIP_UNLESS_GPU(8, 0);
+  for (long long blocks : {1, 2, 5, 32}) {
+    ch06::Problem p(config((3u << 20) + 4 * 1, blocks));
+    for (const auto& v : ch06::variants()) {
+      if (v.negative || !runnable(v, p.cfg.device)) continue;
+      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+    }
+  }
+}
+
+TEST(Ch06Negative, SrcSizeInWordsIsCaught) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch06::Problem p(config(2 * 4096));
+  for (const auto& v : ch06::variants()) {
+    if (!v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_FALSE(r.ok()) << v.key << " must fail";
+    EXPECT_GE(r.mismatches, 2u * 768 - 1) << "3 of every 4 words are zero-filled";
+  }
+}
+
+TEST(Ch06Reference, WindowOnAKnownInput) {
+  // Host-only: 1 tile + 2 words. out[i] = in[i] + in[i + 1024], zero past the end.
+  std::vector<std::uint32_t> in(ch06::TILE_WORDS + 2);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i);
+  in[1] = 0xFFFFFFFFu - 5;  // wraps: (2^32 - 6) + 1025 = 1019 mod 2^32
+  const auto out = ch06::reference_window(in);
+  EXPECT_EQ(out[0], 1024u);
+  EXPECT_EQ(out[1], 1019u);
+  EXPECT_EQ(out[2], 2u);  // in[1026] is past the end
+  EXPECT_EQ(out[ch06::TILE_WORDS + 1], ch06::TILE_WORDS + 1u);
+}
+
+}  // namespace

@@ -1,0 +1,90 @@
+// GPU tests for chapter 08: every way of issuing the copies of a warp slice (converged,
+// divergent, divergent + __syncwarp, sized, zero-fill) at edge sizes and occupancies against
+// the CPU reference; the seed's literal half-warp kernel must fail.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t bytes, std::uint64_t seed = 77, long long blocks_per_sm = 1) {
+  tut::RunConfig cfg;
+  cfg.size = bytes;
+  cfg.seed = seed;
+  cfg.device = tut::query_device();
+  cfg.extras["blocks-per-sm"] = blocks_per_sm;
+  return cfg;
+}
+
+tut::VerifyResult run(ch08::Problem& p, const tut::Variant<ch08::Problem>& v) {
+  p.poison(nullptr);
+  v.launch(p, nullptr);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return p.verify(nullptr, v.reference);
+}
+
+class Ch08Kernels : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(Ch08Kernels, EveryVariantMatchesTheReference) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch08::Problem p(config(GetParam()));
+  for (const auto& v : ch08::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+// one chunk; 3 chunks (fewer than the 8 issuers of a half-warp); a slice short of two (63
+// chunks); a tile short of one chunk; tiles + a ragged slice; > 1 MiB; and 64 MiB, where the
+// persistent grid loops and every pipeline slot is reused many times.
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Ch08Kernels,
+                         ::testing::Values(16, 48, 1008, 4096 - 16, 5 * 4096 + 16 * 45,
+                                           (1u << 20) + 112, 64u << 20));
+
+TEST(Ch08Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
+  SKIP_UNLESS_GPU(8, 0);
+  for (long long blocks : {1, 2, 3, 32}) {
+    ch08::Problem p(config((1u << 20) + 48, 77, blocks));
+    for (const auto& v : ch08::variants()) {
+      if (v.key.find("_low") == std::string::npos) continue;
+      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+    }
+  }
+}
+
+TEST(Ch08Negative, HalfWarpCopyIsCaught) {
+  SKIP_UNLESS_GPU(8, 0);
+  // A seed no other test uses: the chunks the broken kernel never stages have then never been
+  // in shared memory at all, so stale shared memory from an earlier kernel cannot hold them.
+  ch08::Problem p(config(1008, 4242));  // 63 chunks: a full slice + a slice of 31
+  for (const auto& v : ch08::variants()) {
+    if (!v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_FALSE(r.ok()) << v.key << " must fail";
+    // never staged: positions 8-15 and 24-31 of slice 0 (16) and 8-15, 24-30 of slice 1 (15)
+    EXPECT_EQ(r.mismatches, 31u * 4) << "exactly the chunks of the idle lanes";
+  }
+}
+
+TEST(Ch08Reference, ReverseSlicesOnAKnownInput) {
+  // Host-only: 1 full slice + 3 chunks.
+  const std::size_t n_chunks = ch08::SLICE_CHUNKS + 3;
+  std::vector<std::uint32_t> in(n_chunks * 4);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i);
+  const auto out = ch08::reference_reverse_slices(in);
+  EXPECT_EQ(out[0], (ch08::SLICE_CHUNKS - 1) * 4u);                  // chunk 0 <- chunk 31
+  EXPECT_EQ(out[ch08::SLICE_CHUNKS * 4], (ch08::SLICE_CHUNKS + 2) * 4u);  // chunk 32 <- 34
+  EXPECT_EQ(out[(ch08::SLICE_CHUNKS + 2) * 4 + 1], ch08::SLICE_CHUNKS * 4u + 1);
+}
+
+TEST(Ch08Reference, SliceCountsAtTheTail) {
+  EXPECT_EQ(ch08::slice_count(63, 0), 32);
+  EXPECT_EQ(ch08::slice_count(63, 32), 31);
+  EXPECT_EQ(ch08::slice_count(63, 64), 0);
+}
+
+}  // namespace

@@ -1,0 +1,88 @@
+// GPU tests for chapter 09: every alignment promise and every source/destination offset at
+// edge sizes against the CPU reference; a promise the addresses do not keep is refused.
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t bytes) {
+  tut::RunConfig cfg;
+  cfg.size = bytes;
+  cfg.seed = 99;
+  cfg.device = tut::query_device();
+  return cfg;
+}
+
+tut::VerifyResult run(ch09::Problem& p, const tut::Variant<ch09::Problem>& v) {
+  p.poison(nullptr);
+  v.launch(p, nullptr);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return p.verify(nullptr, v.reference);
+}
+
+class Ch09Kernels : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(Ch09Kernels, EveryVariantMatchesTheReference) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch09::Problem p(config(GetParam()));
+  for (const auto& v : ch09::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+// 16 B; 48 B (a partial slice); a slice short of one chunk... up to tiles + ragged slice and
+// 32 MiB, where every slot is reused.
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Ch09Kernels,
+                         ::testing::Values(16, 48, 512 - 16, 4096 - 16, 5 * 4096 + 16 * 45,
+                                           (1u << 20) + 112, 32u << 20));
+
+TEST(Ch09Negative, BrokenPromiseIsRefusedAndCaught) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch09::Problem p(config(4096 + 48));
+  for (const auto& v : ch09::variants()) {
+    if (!v.negative) continue;
+    const tut::VerifyResult r = run(p, v);
+    EXPECT_FALSE(r.ok()) << v.key << " must fail";
+    EXPECT_EQ(r.mismatches, r.checked) << "nothing launched: every word keeps the poison";
+  }
+}
+
+TEST(Ch09Alignment, WidestLegalCopyPerOffset) {
+  // Host-only: the run-time dispatch of v8.
+  const auto* base = reinterpret_cast<const unsigned char*>(std::uintptr_t{0x7f0000000000});
+  EXPECT_EQ(ch09::widest_alignment(base, 0), 16);
+  EXPECT_EQ(ch09::widest_alignment(base + 1, 0), 1);
+  EXPECT_EQ(ch09::widest_alignment(base + 4, 0), 4);
+  EXPECT_EQ(ch09::widest_alignment(base + 8, 0), 8);
+  EXPECT_EQ(ch09::widest_alignment(base + 16, 0), 16);
+  EXPECT_EQ(ch09::widest_alignment(base + 128, 0), 16);
+  EXPECT_EQ(ch09::widest_alignment(base, 4), 4);
+  EXPECT_EQ(ch09::widest_alignment(base + 8, 1), 1);
+}
+
+TEST(Ch09Alignment, CheckRefusesBrokenPromisesWithAMessage) {
+  const auto* base = reinterpret_cast<const unsigned char*>(std::uintptr_t{0x7f0000000000});
+  EXPECT_TRUE(ch09::alignment_ok(base, 0, 16, "test"));
+  EXPECT_TRUE(ch09::alignment_ok(base + 1, 3, 1, "test"));
+  EXPECT_TRUE(ch09::alignment_ok(base + 8, 0, 8, "test"));
+  ::testing::internal::CaptureStderr();
+  EXPECT_FALSE(ch09::alignment_ok(base + 4, 0, 16, "aligned_size_t<16>"));
+  EXPECT_FALSE(ch09::alignment_ok(base, 8, 16, "aligned_size_t<16>"));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("promises 16-byte alignment"), std::string::npos) << err;
+  EXPECT_NE(err.find("Not launching"), std::string::npos) << err;
+}
+
+TEST(Ch09Alignment, TypeAlignment) {
+  static_assert(alignof(ch09::Chunk16) == 16, "__align__(16) raises the type's alignment");
+  static_assert(alignof(ch09::Bytes16) == 1, "an array of bytes has alignment 1");
+  SUCCEED();
+}
+
+}  // namespace

@@ -1,0 +1,74 @@
+// Chapter 13 kernels at edge shapes against the CPU reference; the cluster-size query; the
+// negative variant must fail (and return).
+#include <gtest/gtest.h>
+
+#include "gpu_test.cuh"
+#include "kernels.cuh"
+
+namespace {
+
+tut::RunConfig config(std::uint64_t size) {
+  tut::RunConfig cfg;
+  cfg.size = size;
+  cfg.seed = 13;
+  cfg.device = tut::query_device();
+  return cfg;
+}
+
+tut::VerifyResult run_variant(const std::string& key, std::uint64_t size) {
+  ch13::Problem p(config(size));
+  for (const auto& v : ch13::variants()) {
+    if (v.key != key) continue;
+    p.poison(nullptr);
+    v.launch(p, nullptr);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    return p.verify(nullptr, v.reference);
+  }
+  ADD_FAILURE() << "no variant " << key;
+  return {};
+}
+
+// 16 B (one partial row: 1 busy block, 3 idle ones in the cluster); a row minus 16 B; rows
+// plus a tail ending inside a tile; one row more than two clusters; many clusters.
+const std::uint64_t kSizes[] = {16, 65536 - 16, 5 * 65536 + 8192 + 48, 9 * 65536 + 16,
+                                (16u << 20) + 4096};
+
+class Positive : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Positive, MatchesReferenceAtEdgeShapes) {
+  SKIP_UNLESS_GPU(9, 0);
+  for (std::uint64_t size : kSizes) {
+    const tut::VerifyResult r = run_variant(GetParam(), size);
+    EXPECT_TRUE(r.ok()) << GetParam() << " size " << size << ": " << r.summary() << "\n"
+                        << r.details();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ch13, Positive,
+                         ::testing::Values("v0_bulk", "v1_dsmem_pull", "v2_st_async",
+                                           "v3_multicast_ptx", "v4_multicast_cccl"));
+
+TEST(Ch13Negative, MaskMissingARankIsCaught) {
+  SKIP_UNLESS_GPU(9, 0);
+  EXPECT_FALSE(run_variant("v9_bad_mask", 9 * 65536 + 16).ok());
+  // The bounded waits gave up cleanly: the context is still usable afterwards.
+  EXPECT_TRUE(run_variant("v3_multicast_ptx", 65536).ok());
+}
+
+TEST(Ch13Cluster, ClusterOfFourFits) {
+  SKIP_UNLESS_GPU(9, 0);
+  const int portable = ch13::max_cluster_size(ch13::broadcast_v3_multicast_ptx_kernel, false);
+  const int any = ch13::max_cluster_size(ch13::broadcast_v3_multicast_ptx_kernel, true);
+  EXPECT_GE(portable, ch13::CLUSTER);
+  EXPECT_GE(any, portable);
+  std::printf("max cluster size: %d portable, %d non-portable\n", portable, any);
+}
+
+TEST(Ch13Host, GridIsWholeClusters) {
+  EXPECT_EQ(ch13::cluster_grid(4), 4u);                         // one partial row
+  EXPECT_EQ(ch13::cluster_grid(ch13::ROW_WORDS * 4), 4u);       // exactly one cluster
+  EXPECT_EQ(ch13::cluster_grid(ch13::ROW_WORDS * 4 + 4), 8u);   // one word more: two
+}
+
+}  // namespace

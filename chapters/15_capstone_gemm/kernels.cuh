@@ -442,15 +442,16 @@ inline void launch_gemm_v3(const GemmArgs& g, cudaStream_t s) {
   gemm_v3_register_kernel<<<block_tile_grid(g), THREADS, 0, s>>>(g);
 }
 
-inline void launch_gemm_v4(const GemmArgs& g, cudaStream_t s) {
-  constexpr int smem = STAGES * STAGE_BYTES;  // 64 KiB: above the 48 KiB default, opt in
-  static bool attribute_set = false;           // once per process (one device per run)
+template <int NSTAGES = STAGES>
+void launch_gemm_v4(const GemmArgs& g, cudaStream_t s) {
+  constexpr int smem = NSTAGES * STAGE_BYTES;  // 4 stages: 64 KiB, above the 48 KiB default
+  static bool attribute_set = false;            // once per process (one device per run)
   if (!attribute_set) {
-    CUDA_CHECK(cudaFuncSetAttribute(gemm_v4_cp_async_kernel<STAGES>,
+    CUDA_CHECK(cudaFuncSetAttribute(gemm_v4_cp_async_kernel<NSTAGES>,
                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     attribute_set = true;
   }
-  gemm_v4_cp_async_kernel<STAGES><<<block_tile_grid(g), THREADS, smem, s>>>(g);
+  gemm_v4_cp_async_kernel<NSTAGES><<<block_tile_grid(g), THREADS, smem, s>>>(g);
 }
 
 inline void launch_gemm_v5(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,
@@ -653,9 +654,12 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.push_back(V{"v3_register", "v3 register 8x8, sync",
                 "128x128x16 block tile, 8x8 per thread, synchronous loads",
                 [](Problem& p, cudaStream_t s) { launch_gemm_v3(p.args(), s); }});
+  v.push_back(V{"v4_cp_async_s2", "v4 register + cp.async 2-stage",
+                "v3 double-buffered: one tile in flight while one is computed",
+                [](Problem& p, cudaStream_t s) { launch_gemm_v4<2>(p.args(), s); }});
   v.push_back(V{"v4_cp_async", "v4 register + cp.async 4-stage",
                 "v3 fed by a 4-stage cp.async.cg 16 B ring, zero-fill at the edges",
-                [](Problem& p, cudaStream_t s) { launch_gemm_v4(p.args(), s); }});
+                [](Problem& p, cudaStream_t s) { launch_gemm_v4<STAGES>(p.args(), s); }});
   v.push_back(V{"v5_tma", "v5 register + TMA 4-stage",
                 "v3 fed by 2D TMA boxes through a 4-slot mbarrier ring (sm_90)",
                 [](Problem& p, cudaStream_t s) {

@@ -480,8 +480,12 @@ __global__ void __launch_bounds__(THREADS)
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
   const std::size_t my_tiles = tiles_of_this_block(num_tiles);
-  if (t == 0)
+  if (t == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) init(&bar[s], THREADS);
+    // As in v1: the TMA unit will complete_tx on these barriers (the CUDA programming guide's
+    // TMA example does the same after init()).
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
   __syncthreads();
 
   auto produce = [&](std::size_t j) {

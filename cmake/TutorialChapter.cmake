@@ -83,6 +83,18 @@ function(tutorial_add_chapter name)
             -P ${PROJECT_SOURCE_DIR}/cmake/check_skip.cmake)
   set_tests_properties(${name}_skips PROPERTIES LABELS "chapter;cli")
 
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/exercise/kernels.cuh)
+    if(TUTORIAL_BUILD_EXERCISES)
+      tutorial_add_exercise(${name} "${archs}" "${ARG_SOURCES}" "${ARG_LIBRARIES}")
+    endif()
+    if(Python3_Interpreter_FOUND)
+      add_test(NAME ${name}_exercise_in_sync
+        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/make_exercise.py --check
+                ${CMAKE_CURRENT_SOURCE_DIR}/kernels.cuh ${CMAKE_CURRENT_SOURCE_DIR}/exercise/kernels.cuh)
+      set_tests_properties(${name}_exercise_in_sync PROPERTIES LABELS "inspect")
+    endif()
+  endif()
+
   set(expect ${CMAKE_CURRENT_SOURCE_DIR}/asm_expect.txt)
   if(NOT EXISTS ${expect})
     message(FATAL_ERROR "${name}: ${expect} is missing (the PTX/SASS assertions)")
@@ -108,4 +120,24 @@ function(tutorial_cuda_flags target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra>
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+endfunction()
+
+# The exercise twin of a chapter: chapters/NN_topic/exercise/kernels.cuh (generated from the
+# solution's EXERCISE-BEGIN/END regions by tools/make_exercise.py, and committed), built as
+# <name>_exercise from exercise/main.cu, a generated copy of main.cu (a quoted #include looks
+# in the including file's directory first, so the copy picks up the exercise header). CTest: <name>_exercise_unsolved_fails (label "exercise", not in the default preset)
+# requires the unsolved exercise to FAIL the chapter's own check on a GPU.
+function(tutorial_add_exercise name archs sources libraries)
+  set(exercise_dir ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
+  list(TRANSFORM sources PREPEND ${exercise_dir}/)  # the copies of main.cu etc. beside it
+  add_executable(${name}_exercise ${sources})
+  target_include_directories(${name}_exercise PRIVATE ${exercise_dir})
+  target_link_libraries(${name}_exercise PRIVATE tutorial_common ${libraries})
+  set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  tutorial_cuda_flags(${name}_exercise)
+  add_test(NAME ${name}_exercise_unsolved_fails
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}_exercise>
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_fails.cmake)
+  set_tests_properties(${name}_exercise_unsolved_fails PROPERTIES
+    LABELS "exercise" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
 endfunction()

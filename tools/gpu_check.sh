@@ -26,7 +26,7 @@ note() { summary+=("$1"); echo "== $1"; }
 
 # 1. build
 if cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH \
-     -DTUTORIAL_ONLY="${ONLY_DIRS:-}" \
+     -DTUTORIAL_ONLY="${ONLY_DIRS:-}" -DTUTORIAL_BUILD_EXERCISES=ON \
      > "$LOGS/configure.log" 2>&1 && cmake --build $BUILD -j 16 -- -k 0 > "$LOGS/build.log" 2>&1; then
   note "build: ok"
 else
@@ -41,6 +41,11 @@ passed_line=$(grep -E "tests passed" "$LOGS/ctest.log" | tail -1)
 skipped=$(grep -cE "\(Skipped\)|\[  SKIPPED \]" "$LOGS/ctest.log")
 note "ctest: rc=$ctest_rc; $passed_line; skipped lines: $skipped"
 grep -E "\*\*\*Failed|\(Failed\)|Skipped\)" "$LOGS/ctest.log" | head -40
+
+# 2b. the exercises: each unsolved exercise must FAIL its chapter's check
+ctest --test-dir $BUILD -j 4 --timeout 600 --output-on-failure -L exercise \
+  > "$LOGS/ctest-exercises.log" 2>&1
+note "exercises (unsolved must fail): rc=$?; $(grep -E "tests passed" "$LOGS/ctest-exercises.log" | tail -1)"
 
 # 3. every chapter at full size, with JSON
 mkdir -p "$WORK/json"

@@ -55,11 +55,12 @@ __global__ void copy_v2_vec4_kernel(const uint4* __restrict__ d_in, uint4* __res
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t first = blockIdx.x * blockDim.x + threadIdx.x;
   for (std::size_t i = first; i < n_vecs; i += stride) d_out[i] = d_in[i];
-  // tail: at most 3 words
+  // EXERCISE-BEGIN: copy the last n_words % 4 words, which do not fill a 16-byte vector (one word per thread)
   const auto* in_words = reinterpret_cast<const std::uint32_t*>(d_in);
   auto* out_words = reinterpret_cast<std::uint32_t*>(d_out);
   const std::size_t tail = n_vecs * 4 + first;
   if (tail < n_words) out_words[tail] = in_words[tail];
+  // EXERCISE-END
 }
 
 // ---------------------------------------------------------------------------------------------

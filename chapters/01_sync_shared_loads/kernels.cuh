@@ -66,6 +66,7 @@ __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __
     // through the register file, and the compiler may not batch the three loads together
     // because they sit in different branches.
     s_tile[RADIUS + t] = i < n ? d_in[i] : 0.0f;
+    // EXERCISE-BEGIN: load the left halo (threads 0..RADIUS-1) and the right halo (the last RADIUS threads); outside the array counts as 0
     if (t < RADIUS) {
       const std::size_t left = base + t;  // element base - RADIUS + t, without underflow
       s_tile[t] = left >= RADIUS && left - RADIUS < n ? d_in[left - RADIUS] : 0.0f;
@@ -74,6 +75,7 @@ __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __
       const std::size_t right = i + RADIUS;
       s_tile[RADIUS + t + RADIUS] = right < n ? d_in[right] : 0.0f;
     }
+    // EXERCISE-END
     // Every thread reads neighbours written by other threads (other warps): wait for all.
     __syncthreads();
     if (i < n) {
@@ -100,8 +102,10 @@ __global__ void stream_v1_sync_kernel(const float4* __restrict__ d_in, float4* _
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * STREAM_TILE_VECS;
     const int count = tile_count(n_vecs, base);
+    // EXERCISE-BEGIN: stage this thread's float4 of the tile in s_tile, then make the whole tile visible to the block
     if (t < count) s_tile[t] = d_in[base + t];  // LDG.E.128 -> register -> STS.128
     __syncthreads();                            // tile complete before anyone reads it
+    // EXERCISE-END
     if (t < count) d_out[base + t] = s_tile[count - 1 - t];
     __syncthreads();                            // tile consumed before it is overwritten
   }

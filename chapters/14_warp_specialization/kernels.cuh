@@ -224,7 +224,9 @@ __global__ void __launch_bounds__(THREADS)
     const int count = tile_vecs(n_vecs, tile);
     const uint4* s_slot = s_ring + slot * TILE_VECS;
     uint4 r[VECS_PER_CONSUMER];
-    if (!bounded_wait(&full[slot], round & 1u, d_timed_out)) return;
+    // The give-up decision is made per warp (__any_sync), so no lane reaches the __syncwarp
+    // below while another lane of its warp has already left.
+    if (__any_sync(0xffffffffu, !bounded_wait(&full[slot], round & 1u, d_timed_out))) return;
     // full[slot] phase `round` is complete: slot holds tile i (try_wait acquires the TMA's bytes)
     if (EARLY_RELEASE) {
       // BUG: hand the slot back before reading it. To make the race deterministic, this
@@ -234,7 +236,8 @@ __global__ void __launch_bounds__(THREADS)
       __syncwarp();
       if (lane == 0) ptx::mbarrier_arrive(&empty[slot]);
       const bool overwritten = tile + static_cast<std::size_t>(NSTAGES) * gridDim.x < num_tiles;
-      if (overwritten && !bounded_wait(&full[slot], (round + 1) & 1u, d_timed_out)) return;
+      const bool landed = !overwritten || bounded_wait(&full[slot], (round + 1) & 1u, d_timed_out);
+      if (__any_sync(0xffffffffu, !landed)) return;
       read_slot(s_slot, r, count, c);
     } else {
       read_slot(s_slot, r, count, c);

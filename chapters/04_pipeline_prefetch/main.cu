@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   // and 8 MiB: 2048 tiles, so at 1 block per SM each block runs ~16 tiles through the ring
   // (more than 16 stages: prologue, steady state and drain all execute).
   ch.check_sizes = {16, 48, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 16 * 7, 8u << 20};
+  // input + output, plus the same again for the memcpy ceiling (the sweep reuses that room)
   ch.device_bytes = [](std::uint64_t size) { return 4 * size + (size_t{64} << 20); };
   ch.extra_options = {
       {"blocks-per-sm", "blocks per SM for the *_low variants and sweep 2", 1, 1, 32},

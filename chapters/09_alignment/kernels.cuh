@@ -198,19 +198,27 @@ __global__ void copy_v7_align128_kernel(const unsigned char* src, uint4* out, st
 // ---------------------------------------------------------------------------------------------
 using KernelFn = void (*)(const unsigned char*, uint4*, std::size_t, int);
 
-/// Largest of 16, 8, 4, 1 that divides the global source address and the shared offset (the
-/// slice sizes are multiples of 16 and the shared slots are 128-byte aligned).
-inline int widest_alignment(const void* src, int dst_off) {
+/// Largest power of two up to 128 that divides both the global source address and the shared
+/// offset (the shared slots are 128-byte aligned, so the offset decides the shared side).
+inline int address_alignment(const void* src, int dst_off) {
   const std::uintptr_t bits = reinterpret_cast<std::uintptr_t>(src) | static_cast<unsigned>(dst_off);
-  for (int a : {16, 8, 4}) if (bits % a == 0) return a;
-  return 1;
+  int a = 1;
+  while (a < 128 && bits % (2 * a) == 0) a *= 2;
+  return a;
+}
+
+/// The widest copy those addresses allow: 16, 8, 4, or 1 (the byte loop; cp.async has no
+/// 2-byte form). The slice sizes are multiples of 16, so only the addresses limit it.
+inline int widest_alignment(const void* src, int dst_off) {
+  const int a = address_alignment(src, dst_off);
+  return a >= 16 ? 16 : a >= 8 ? 8 : a >= 4 ? 4 : 1;
 }
 
 /// The run-time check: does the promise `promised` hold for these addresses? Prints one clear
 /// error line and returns false when it does not (the caller then does not launch).
 inline bool alignment_ok(const void* src, int dst_off, int promised, const char* what) {
+  if (address_alignment(src, dst_off) >= promised) return true;
   const int have = widest_alignment(src, dst_off);
-  if (have >= promised || promised == 1) return true;
   std::fprintf(stderr,
                "ch09: error: %s promises %d-byte alignment, but the source address %p is %d mod %d "
                "and the shared offset is %d: only %d-byte copies are legal. Not launching (the "

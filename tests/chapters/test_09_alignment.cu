@@ -64,6 +64,9 @@ TEST(Ch09Alignment, WidestLegalCopyPerOffset) {
   EXPECT_EQ(ch09::widest_alignment(base + 128, 0), 16);
   EXPECT_EQ(ch09::widest_alignment(base, 4), 4);
   EXPECT_EQ(ch09::widest_alignment(base + 8, 1), 1);
+  EXPECT_EQ(ch09::widest_alignment(base + 2, 0), 1);  // no 2-byte cp.async
+  EXPECT_EQ(ch09::address_alignment(base, 0), 128);
+  EXPECT_EQ(ch09::address_alignment(base + 64, 0), 64);
 }
 
 TEST(Ch09Alignment, CheckRefusesBrokenPromisesWithAMessage) {
@@ -71,9 +74,12 @@ TEST(Ch09Alignment, CheckRefusesBrokenPromisesWithAMessage) {
   EXPECT_TRUE(ch09::alignment_ok(base, 0, 16, "test"));
   EXPECT_TRUE(ch09::alignment_ok(base + 1, 3, 1, "test"));
   EXPECT_TRUE(ch09::alignment_ok(base + 8, 0, 8, "test"));
+  EXPECT_TRUE(ch09::alignment_ok(base + 128, 0, 128, "test"));  // v7's 128-byte promise
+  EXPECT_TRUE(ch09::alignment_ok(base + 16, 0, 16, "test"));
   ::testing::internal::CaptureStderr();
   EXPECT_FALSE(ch09::alignment_ok(base + 4, 0, 16, "aligned_size_t<16>"));
   EXPECT_FALSE(ch09::alignment_ok(base, 8, 16, "aligned_size_t<16>"));
+  EXPECT_FALSE(ch09::alignment_ok(base + 16, 0, 128, "aligned_size_t<128>"));
   const std::string err = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("promises 16-byte alignment"), std::string::npos) << err;
   EXPECT_NE(err.find("Not launching"), std::string::npos) << err;

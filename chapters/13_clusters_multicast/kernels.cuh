@@ -14,6 +14,8 @@
 //       it from that block's shared memory (cluster.map_shared_rank, DSMEM loads)
 //   v2  cluster, cudaLaunchKernelEx: the loading block PUSHES the tile into its peers' shared
 //       memory with st.async (STAS), each store counted on the peer's mbarrier (raw PTX)
+//   v5  cluster, cudaLaunchKernelEx: the same push with ordinary stores through
+//       map_shared_rank pointers, made visible by a cluster barrier instead of an mbarrier
 //   v3  cluster, cudaLaunchKernelEx: rank j % 4 issues ONE multicast bulk load that lands in
 //       all four blocks and completes on each block's mbarrier (raw PTX)
 //   v4  the same multicast through cuda::ptx, launched with __cluster_dims__
@@ -60,7 +62,13 @@ constexpr long long WAIT_BUDGET_CYCLES = 1ll << 31;   // bounded waits: about 1 
 constexpr unsigned kErrTimeout = 1u;
 static_assert(ROW_WORDS % TILE_WORDS == 0 && TILE_VECS % THREADS == 0, "whole tiles");
 
-enum class Share { kNone, kDsmemPull, kStAsync, kMulticastPtx, kMulticastCccl, kBadMask };
+enum class Share {
+  kNone, kDsmemPull, kDsmemPush, kStAsync, kMulticastPtx, kMulticastCccl, kBadMask
+};
+// Tile j's owner is rank j % CLUSTER and it lands in slot j % STAGES: with STAGES a multiple
+// of CLUSTER every slot has one fixed owner, so a peer's slot is only ever written by the
+// peer-to-peer path (never by both the TMA and ordinary DSMEM stores).
+static_assert(STAGES % CLUSTER == 0, "one owner per slot");
 
 // ---------------------------------------------------------------------------------------------
 // Device helpers
@@ -164,7 +172,8 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
     const int s = j % STAGES;
     const std::uint32_t rb = row_bytes(j);
     const bool owns = owner(j) == rank;
-    const std::uint32_t tab = SH == Share::kDsmemPull && !owns ? 0u : TILE_BYTES;
+    const bool peer_to_peer = SH == Share::kDsmemPull || SH == Share::kDsmemPush;
+    const std::uint32_t tab = peer_to_peer && !owns ? 0u : TILE_BYTES;
     (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], rb + tab);
     if (rb != 0)
@@ -175,7 +184,8 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
     void* dst = s_tab + s * TILE_VECS;
     if constexpr (SH == Share::kNone) {
       ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, dst, src, TILE_BYTES, &full[s]);
-    } else if constexpr (SH == Share::kDsmemPull || SH == Share::kStAsync) {
+    } else if constexpr (SH == Share::kDsmemPull || SH == Share::kDsmemPush ||
+                         SH == Share::kStAsync) {
       if (owns)
         ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, dst, src, TILE_BYTES, &full[s]);
     } else if constexpr (SH == Share::kMulticastPtx || SH == Share::kBadMask) {
@@ -219,6 +229,18 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
               ptx_st_async_v4(ptx_mapa(smem_addr(&my_tab[v]), peer), val,
                               ptx_mapa(smem_addr(&full[s]), peer));
         }
+    }
+    if constexpr (SH == Share::kDsmemPush) {
+      // The owner writes its tile straight into each peer's slot: ordinary stores to DSMEM
+      // (ST.E through a generic pointer from map_shared_rank). Nothing counts them, so the
+      // cluster barrier that follows (release/acquire) is what makes them visible.
+      if (!failed && owner(j) == rank)
+        for (int q = 0; q < VECS_PER_THREAD; ++q) {
+          const int v = q * THREADS + t;
+          for (std::uint32_t peer = 0; peer < C; ++peer)
+            if (peer != rank) cg::this_cluster().map_shared_rank(my_tab, peer)[v] = my_tab[v];
+        }
+      cluster_or_block_sync();
     }
     const uint4* tab = my_tab;
     if constexpr (SH == Share::kDsmemPull) {
@@ -274,6 +296,9 @@ __global__ void __launch_bounds__(THREADS) broadcast_v3_multicast_ptx_kernel(CH1
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS)
     broadcast_v4_multicast_cccl_kernel(CH13_PARAMS) {
   broadcast_body<Share::kMulticastCccl, CLUSTER>(CH13_ARGS);
+}
+__global__ void __launch_bounds__(THREADS) broadcast_v5_dsmem_push_kernel(CH13_PARAMS) {
+  broadcast_body<Share::kDsmemPush, CLUSTER>(CH13_ARGS);
 }
 __global__ void __launch_bounds__(THREADS) broadcast_v9_bad_mask_kernel(CH13_PARAMS) {
   broadcast_body<Share::kBadMask, CLUSTER>(CH13_ARGS);
@@ -421,6 +446,11 @@ inline std::vector<tut::Variant<Problem>> variants() {
       "__cluster_dims__(4): the same multicast through cuda::ptx::cp_async_bulk(..., mask)",
       [](Problem& p, cudaStream_t s) {
         p.run(launch_plain, broadcast_v4_multicast_cccl_kernel, s);
+      });
+  add("v5_dsmem_push", "v5 cluster4 DSMEM push",
+      "cudaLaunchKernelEx: the loading block stores the tile into peers via map_shared_rank",
+      [](Problem& p, cudaStream_t s) {
+        p.run(launch_clustered, broadcast_v5_dsmem_push_kernel, s);
       });
   add("v9_bad_mask", "v9 BROKEN: mask omits rank 3",
       "negative: multicast mask 0b0111; rank 3's tiles never arrive; bounded waits give up",

@@ -47,7 +47,8 @@ TEST_P(Positive, MatchesReferenceAtEdgeShapes) {
 
 INSTANTIATE_TEST_SUITE_P(Ch13, Positive,
                          ::testing::Values("v0_bulk", "v1_dsmem_pull", "v2_st_async",
-                                           "v3_multicast_ptx", "v4_multicast_cccl"));
+                                           "v3_multicast_ptx", "v4_multicast_cccl",
+                                           "v5_dsmem_push"));
 
 TEST(Ch13Negative, MaskMissingARankIsCaught) {
   SKIP_UNLESS_GPU(9, 0);

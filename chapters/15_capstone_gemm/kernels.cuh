@@ -181,32 +181,57 @@ __device__ __forceinline__ void store_block_tile(const GemmArgs& g, const float 
   }
 }
 
-/// The 16-byte chunks of one stage, as (row, column) in the tile and the count of floats of
-/// that chunk that lie inside the matrix (0..4). Chunk c of A: row c/4, k (c%4)*4. Chunk c of
-/// B: row c/32, n (c%32)*4. Consecutive threads take consecutive 16-byte words of a row.
-struct Chunk {
-  int tile_offset;   // floats from the start of the s_a / s_b tile
-  int global_index;  // floats from the matrix start (valid only if valid > 0)
-  int valid;         // floats inside the matrix, 0..4
+/// Which 16-byte chunks of a stage this thread copies, worked out once per block.
+/// A tile [128 x 16]: 512 chunks, 4 per row; thread t takes chunk t (row t/4, k 4*(t%4)) and
+/// chunk t + 256 (64 rows further down). B tile [16 x 128]: 512 chunks, 32 per row; thread t
+/// takes row t/32, columns 4*(t%32) .. +3, and the same columns 8 rows further down. A warp
+/// thus reads 8 A rows x 64 B or one 512-byte B row: whole 32-byte sectors. In both tiles the
+/// thread's first chunk lands at float offset 4t and its second at 4t + 1024.
+/// Per stage only the k offset moves, so the per-stage cost is a few adds and compares.
+struct TileLoader {
+  int a_index;       // floats from A to the first chunk at k0 = 0
+  int a_k;           // the chunk's k within the tile: 0, 4, 8 or 12
+  bool a_row_ok[2];  // the chunk's row is inside M (first and second chunk)
+  int b_index;       // floats from B to the first chunk at k0 = 0
+  int b_row;         // the first chunk's k row within the tile: 0..7
+  int b_cols;        // floats of the chunk inside N (0..4): the same at every k
+
+  __device__ __forceinline__ TileLoader(const GemmArgs& g, int t, int m0, int n0) {
+    const int a_r = t / (BK / 4);
+    a_k = (t % (BK / 4)) * 4;
+    a_index = (m0 + a_r) * g.lda + a_k;
+    a_row_ok[0] = m0 + a_r < g.M;
+    a_row_ok[1] = m0 + a_r + BM / 2 < g.M;
+    b_row = t / (BN / 4);
+    const int b_n = (t % (BN / 4)) * 4;
+    b_index = b_row * g.ldb + n0 + b_n;
+    b_cols = clamp_valid(g.N - (n0 + b_n));
+  }
+  static __device__ __forceinline__ int clamp_valid(int left) {
+    return left < 0 ? 0 : (left > 4 ? 4 : left);
+  }
+  /// Floats inside the matrix for chunk p (0 or 1) of A / of B at tile depth k0.
+  __device__ __forceinline__ int a_valid(const GemmArgs& g, int p, int k0) const {
+    return a_row_ok[p] ? clamp_valid(g.K - (k0 + a_k)) : 0;
+  }
+  __device__ __forceinline__ int b_valid(const GemmArgs& g, int p, int k0) const {
+    return k0 + b_row + p * (BK / 2) < g.K ? b_cols : 0;
+  }
+  __device__ __forceinline__ int a_offset(const GemmArgs& g, int p, int k0) const {
+    return a_index + p * (BM / 2) * g.lda + k0;
+  }
+  __device__ __forceinline__ int b_offset(const GemmArgs& g, int p, int k0) const {
+    return b_index + (k0 + p * (BK / 2)) * g.ldb;
+  }
 };
-__device__ __forceinline__ int clamp_valid(int left) { return left < 0 ? 0 : (left > 4 ? 4 : left); }
-__device__ __forceinline__ Chunk a_chunk(const GemmArgs& g, int c, int m0, int k0) {
-  const int r = c / (BK / 4), k = (c % (BK / 4)) * 4;
-  const int valid = m0 + r < g.M ? clamp_valid(g.K - (k0 + k)) : 0;
-  return {r * BK + k, (m0 + r) * g.lda + k0 + k, valid};
-}
-__device__ __forceinline__ Chunk b_chunk(const GemmArgs& g, int c, int k0, int n0) {
-  const int r = c / (BN / 4), n = (c % (BN / 4)) * 4;
-  const int valid = k0 + r < g.K ? clamp_valid(g.N - (n0 + n)) : 0;
-  return {r * BN + n, (k0 + r) * g.ldb + n0 + n, valid};
-}
+static_assert(A_CHUNKS == 2 && B_CHUNKS == 2 && BM * BK / 4 == 2 * THREADS, "TileLoader layout");
 
 /// Synchronous guarded 16-byte load (v3): a float4 LDG when the chunk is whole, else scalars
 /// and zeros - never a read past the edge into the (NaN) padding.
-__device__ __forceinline__ float4 load_chunk(const float* base, const Chunk& ch) {
-  if (ch.valid == 4) return *reinterpret_cast<const float4*>(base + ch.global_index);
+__device__ __forceinline__ float4 load_chunk(const float* src, int valid) {
+  if (valid == 4) return *reinterpret_cast<const float4*>(src);
   float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (int j = 0; j < ch.valid; ++j) v[j] = base[ch.global_index + j];
+  for (int j = 0; j < valid; ++j) v[j] = src[j];
   return make_float4(v[0], v[1], v[2], v[3]);
 }
 
@@ -222,24 +247,20 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v3_register_kernel(GemmArgs g
   __shared__ __align__(16) float s_b[BK * BN];  // [16 x 128] floats
   const int t = threadIdx.x, tx = t % 16, ty = t / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const TileLoader ld(g, t, m0, n0);
   float acc[TM][TN] = {};
   for (int k0 = 0; k0 < g.K; k0 += BK) {
-    float4 ra[A_CHUNKS], rb[B_CHUNKS];
-    Chunk ca[A_CHUNKS], cb[B_CHUNKS];
+    float4 ra[2], rb[2];  // all four loads are issued before the first store
 #pragma unroll
-    for (int p = 0; p < A_CHUNKS; ++p) {
-      ca[p] = a_chunk(g, t + p * THREADS, m0, k0);
-      ra[p] = load_chunk(g.A, ca[p]);
+    for (int p = 0; p < 2; ++p) {
+      ra[p] = load_chunk(g.A + ld.a_offset(g, p, k0), ld.a_valid(g, p, k0));
+      rb[p] = load_chunk(g.B + ld.b_offset(g, p, k0), ld.b_valid(g, p, k0));
     }
 #pragma unroll
-    for (int p = 0; p < B_CHUNKS; ++p) {
-      cb[p] = b_chunk(g, t + p * THREADS, k0, n0);
-      rb[p] = load_chunk(g.B, cb[p]);
+    for (int p = 0; p < 2; ++p) {
+      *reinterpret_cast<float4*>(s_a + 4 * t + p * 1024) = ra[p];
+      *reinterpret_cast<float4*>(s_b + 4 * t + p * 1024) = rb[p];
     }
-#pragma unroll
-    for (int p = 0; p < A_CHUNKS; ++p) *reinterpret_cast<float4*>(s_a + ca[p].tile_offset) = ra[p];
-#pragma unroll
-    for (int p = 0; p < B_CHUNKS; ++p) *reinterpret_cast<float4*>(s_b + cb[p].tile_offset) = rb[p];
     __syncthreads();  // the stage is complete
     mma_block_tile(s_a, s_b, acc, ty, tx);
     __syncthreads();  // everyone has read the stage before it is overwritten
@@ -271,19 +292,15 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-__device__ __forceinline__ void issue_stage_cp_async(const GemmArgs& g, float* s_stage, int t,
-                                                     int m0, int n0, int k0) {
+__device__ __forceinline__ void issue_stage_cp_async(const GemmArgs& g, const TileLoader& ld,
+                                                     float* s_stage, int t, int k0) {
   float* s_a = s_stage;            // [128 x 16]
   float* s_b = s_stage + BM * BK;  // [16 x 128]
 #pragma unroll
-  for (int p = 0; p < A_CHUNKS; ++p) {
-    const Chunk c = a_chunk(g, t + p * THREADS, m0, k0);
-    cp_async_16_zfill(s_a + c.tile_offset, c.valid ? g.A + c.global_index : g.A, 4 * c.valid);
-  }
-#pragma unroll
-  for (int p = 0; p < B_CHUNKS; ++p) {
-    const Chunk c = b_chunk(g, t + p * THREADS, k0, n0);
-    cp_async_16_zfill(s_b + c.tile_offset, c.valid ? g.B + c.global_index : g.B, 4 * c.valid);
+  for (int p = 0; p < 2; ++p) {
+    const int va = ld.a_valid(g, p, k0), vb = ld.b_valid(g, p, k0);
+    cp_async_16_zfill(s_a + 4 * t + p * 1024, va ? g.A + ld.a_offset(g, p, k0) : g.A, 4 * va);
+    cp_async_16_zfill(s_b + 4 * t + p * 1024, vb ? g.B + ld.b_offset(g, p, k0) : g.B, 4 * vb);
   }
 }
 
@@ -293,13 +310,14 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
   const int t = threadIdx.x, tx = t % 16, ty = t / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int num_k_tiles = (g.K + BK - 1) / BK;
+  const TileLoader ld(g, t, m0, n0);
   float acc[TM][TN] = {};
 
   // prologue: fill NSTAGES-1 slots. Commit even when there is no tile, so that group number
   // always equals k-tile number (the wait below counts groups, not tiles).
 #pragma unroll
   for (int s = 0; s < NSTAGES - 1; ++s) {
-    if (s < num_k_tiles) issue_stage_cp_async(g, s_ring + s * STAGE_FLOATS, t, m0, n0, s * BK);
+    if (s < num_k_tiles) issue_stage_cp_async(g, ld, s_ring + s * STAGE_FLOATS, t, s * BK);
     cp_async_commit();
   }
   // steady state: wait for tile kt, refill the slot freed by tile kt-1, compute tile kt.
@@ -312,7 +330,7 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
     __syncthreads();
     const int next = kt + NSTAGES - 1;  // lands in slot next % NSTAGES == (kt-1) % NSTAGES
     if (next < num_k_tiles)
-      issue_stage_cp_async(g, s_ring + (next % NSTAGES) * STAGE_FLOATS, t, m0, n0, next * BK);
+      issue_stage_cp_async(g, ld, s_ring + (next % NSTAGES) * STAGE_FLOATS, t, next * BK);
     cp_async_commit();
     const float* s_stage = s_ring + (kt % NSTAGES) * STAGE_FLOATS;
     mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);  // overlaps the copies in flight

@@ -45,7 +45,6 @@ constexpr int THREADS = 256;                      // threads per block, every ke
 constexpr int TILE_WORDS = 1024;                  // [1024] uint32 = 4 KiB per tile
 constexpr int VEC_WORDS = 4;                      // one 16-byte vector = 4 words
 constexpr int TILE_VECS = TILE_WORDS / VEC_WORDS; // 256: one 16-byte vector per thread
-constexpr int WORDS_PER_THREAD = TILE_WORDS / THREADS;  // 4 output words per thread per tile
 
 // Words in the tile that starts at word `base`: TILE_WORDS, or fewer for the last tile.
 __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
@@ -65,17 +64,25 @@ __device__ inline std::size_t tile_base(std::size_t k) {
   return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE_WORDS);
 }
 
-// The consumer, identical in every variant: thread t writes words t, t+256, t+512, t+768 of
-// the tile (each store instruction is 128 contiguous bytes per warp) and reads the mirrored
-// word of the padded tile, which another warp copied in. That cross-warp read is why every
-// kernel below needs a block-wide guarantee (a barrier) that all copies of the tile landed.
+// The consumer, identical in every variant: thread t writes output words 4t..4t+3 of the tile
+// with one 16-byte store, read as one 16-byte vector from the mirrored end of the padded tile
+// - a vector that another warp copied in. That cross-warp read is why every kernel below needs
+// a block-wide guarantee (a barrier) that all copies of the tile landed.
 __device__ inline void consume_tile(const std::uint32_t* s_slot, std::uint32_t* __restrict__ d_out,
                                     std::size_t base, int count) {
   const int padded = padded_count(count);
-#pragma unroll
-  for (int i = 0; i < WORDS_PER_THREAD; ++i) {
-    const int j = i * THREADS + static_cast<int>(threadIdx.x);
-    if (j < count) d_out[base + j] = s_slot[padded - 1 - j];
+  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;  // first output word of this thread
+  if (w >= count) return;
+  // Output words [w, w+4) are pad[P-1-w] .. pad[P-4-w]: the 16-byte vector at pad[P-4-w]
+  // (aligned, since P is a multiple of 4) with its words in reverse order.
+  const uint4 v = *reinterpret_cast<const uint4*>(s_slot + padded - VEC_WORDS - w);  // LDS.128
+  const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
+  if (w + VEC_WORDS <= count) {
+    *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
+  } else {  // the array's ragged last vector: 1-3 words
+    d_out[base + w] = r.x;
+    if (w + 1 < count) d_out[base + w + 1] = r.y;
+    if (w + 2 < count) d_out[base + w + 2] = r.z;
   }
 }
 

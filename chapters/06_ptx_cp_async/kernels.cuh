@@ -41,7 +41,6 @@ namespace ch06 {
 constexpr int THREADS = 256;                            // threads per block, every kernel here
 constexpr int TILE_WORDS = 1024;                        // [1024] uint32 = 4 KiB per tile
 constexpr int VEC_WORDS = 4;                            // one 16-byte vector = 4 words
-constexpr int WORDS_PER_THREAD = TILE_WORDS / THREADS;  // 4
 
 __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
   const std::size_t left = n_words - base;
@@ -57,14 +56,23 @@ __device__ inline std::size_t tiles_for_block(std::size_t n_words) {  // grid-st
 __device__ inline std::size_t tile_base(std::size_t k) {
   return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE_WORDS);
 }
-// Stream consumer (chapter 05): thread t writes words t + 256 i, reading the mirrored word.
+// Stream consumer (chapter 05): thread t writes words 4t..4t+3 (one 16-byte store), read as
+// one 16-byte vector from the mirrored end of the padded tile.
 __device__ inline void consume_reverse(const std::uint32_t* s_slot, std::uint32_t* __restrict__ d_out,
                                        std::size_t base, int count) {
   const int padded = padded_count(count);
-#pragma unroll
-  for (int i = 0; i < WORDS_PER_THREAD; ++i) {
-    const int j = i * THREADS + static_cast<int>(threadIdx.x);
-    if (j < count) d_out[base + j] = s_slot[padded - 1 - j];
+  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;  // first output word of this thread
+  if (w >= count) return;
+  // Output words [w, w+4) are pad[P-1-w] .. pad[P-4-w]: the 16-byte vector at pad[P-4-w]
+  // (aligned, since P is a multiple of 4) with its words in reverse order.
+  const uint4 v = *reinterpret_cast<const uint4*>(s_slot + padded - VEC_WORDS - w);  // LDS.128
+  const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
+  if (w + VEC_WORDS <= count) {
+    *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
+  } else {  // the array's ragged last vector: 1-3 words
+    d_out[base + w] = r.x;
+    if (w + 1 < count) d_out[base + w + 1] = r.y;
+    if (w + 2 < count) d_out[base + w + 2] = r.z;
   }
 }
 
@@ -248,10 +256,17 @@ __global__ void __launch_bounds__(THREADS)
     const std::uint32_t* s_next = s_pairs[k % STAGES][1];
     const std::size_t base = (first + k) * TILE_WORDS;
     const int count = tile_count(n_words, base);
-#pragma unroll
-    for (int i = 0; i < WORDS_PER_THREAD; ++i) {
-      const int j = i * THREADS + static_cast<int>(threadIdx.x);
-      if (j < count) d_out[base + j] = s_cur[j] + s_next[j];
+    if (w < count) {  // this thread's output words [w, w+4): one 16-byte vector of each tile
+      const uint4 a = *reinterpret_cast<const uint4*>(s_cur + w);   // LDS.128
+      const uint4 b = *reinterpret_cast<const uint4*>(s_next + w);  // LDS.128
+      const uint4 r = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+      if (w + VEC_WORDS <= count) {
+        *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
+      } else {  // the array's ragged last vector
+        d_out[base + w] = r.x;
+        if (w + 1 < count) d_out[base + w + 1] = r.y;
+        if (w + 2 < count) d_out[base + w + 2] = r.z;
+      }
     }
   }
   cp_async_wait_all();

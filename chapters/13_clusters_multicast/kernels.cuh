@@ -8,7 +8,7 @@
 //
 // Workload: a broadcast add. Row b of `in` (64 KiB) plus a shared table (64 KiB) gives row b
 // of `out`: out[b][i] = in[b][i] + table[i] (uint32, wrapping - exact). Every block needs the
-// whole table, streamed in 8 KiB tiles next to its own row. Four ways to deliver the table:
+// whole table, streamed in 8 KiB tiles next to its own row. Six ways to deliver the table:
 //   v0  every block bulk-loads every table tile itself (chapter 11; no cluster)
 //   v1  cluster, __cluster_dims__: tile j is loaded by block rank j % 4 only; the others READ
 //       it from that block's shared memory (cluster.map_shared_rank, DSMEM loads)
@@ -158,7 +158,6 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
     if constexpr (C > 1) ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
     else ptx::fence_proxy_async(ptx::space_shared);
   }
-  cluster_or_block_sync();
 
   auto row_bytes = [&](int j) -> std::uint32_t {  // this block's part of row tile j
     const std::size_t start = row_base + static_cast<std::size_t>(j) * TILE_WORDS;
@@ -168,14 +167,24 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
   };
   auto owner = [](int j) { return static_cast<std::uint32_t>(j % C); };
 
-  auto produce = [&](int j) {  // thread 0 only
+  // Producing tile j is split in two, both by thread 0:
+  //   expect(j): arrive.expect_tx on this block's own full[s] - "wait for these bytes";
+  //   issue(j):  start the copies (this block's row tile; the table tile as the variant says).
+  // Every block posts expect(j) BEFORE a cluster barrier and issues only AFTER it, so no
+  // peer's multicast or st.async can complete_tx on a phase whose expect_tx is not yet
+  // posted: the transaction count never has to go below zero.
+  auto expect = [&](int j) {
     const int s = j % STAGES;
-    const std::uint32_t rb = row_bytes(j);
     const bool owns = owner(j) == rank;
     const bool peer_to_peer = SH == Share::kDsmemPull || SH == Share::kDsmemPush;
     const std::uint32_t tab = peer_to_peer && !owns ? 0u : TILE_BYTES;
     (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], rb + tab);
+                                         &full[s], row_bytes(j) + tab);
+  };
+  auto issue = [&](int j) {
+    const int s = j % STAGES;
+    const std::uint32_t rb = row_bytes(j);
+    const bool owns = owner(j) == rank;
     if (rb != 0)
       ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_row + s * TILE_VECS,
                          d_in + row_base + static_cast<std::size_t>(j) * TILE_WORDS, rb,
@@ -203,8 +212,13 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
     }
   };
 
+  // prologue: expect the first STAGES tiles, publish barriers and expectations cluster-wide,
+  // then issue them
   if (t == 0)
-    for (int j = 0; j < STAGES && j < TILES_PER_ROW; ++j) produce(j);  // prologue
+    for (int j = 0; j < STAGES && j < TILES_PER_ROW; ++j) expect(j);
+  cluster_or_block_sync();
+  if (t == 0)
+    for (int j = 0; j < STAGES && j < TILES_PER_ROW; ++j) issue(j);
 
   bool failed = false;  // block-uniform
   for (int j = 0; j < TILES_PER_ROW; ++j) {  // steady state, in lockstep across the cluster
@@ -263,8 +277,12 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
         }
       }
     }
+    // full[s] has moved past tile j's phase (we waited on it), so tile j + STAGES's
+    // expectation can be posted now; the copies wait for the barrier.
+    const bool refill = t == 0 && !failed && j + STAGES < TILES_PER_ROW;
+    if (refill) expect(j + STAGES);
     cluster_or_block_sync();  // every block is done with slot s (local and remote reads)
-    if (t == 0 && !failed && j + STAGES < TILES_PER_ROW) produce(j + STAGES);
+    if (refill) issue(j + STAGES);
   }
   // The loop's last cluster barrier is the "before exit" barrier: after it no peer touches
   // this block's shared memory, so the block may retire.

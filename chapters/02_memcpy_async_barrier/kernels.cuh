@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cuda/barrier>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -61,7 +62,14 @@ __host__ __device__ inline int tile_count(std::size_t n_vecs, std::size_t base) 
 __device__ inline block_barrier& init_block_barrier(unsigned char* s_bar_bytes) {
   block_barrier* bar = reinterpret_cast<block_barrier*>(s_bar_bytes);
   // One thread initialises: expected arrivals per phase = every thread of the block.
-  if (threadIdx.x == 0) init(bar, blockDim.x);
+  if (threadIdx.x == 0) {
+    init(bar, blockDim.x);
+    // On sm_90 memcpy_async may hand a copy to the TMA unit (v4), which works in the *async
+    // proxy* and signals the barrier from there. mbarrier.init is an ordinary (generic-proxy)
+    // write; this fence makes the initialised barrier visible to the async proxy before any
+    // bulk copy can refer to it. sm_80 has no bulk copies, so no fence.
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);));
+  }
   // LESSON: this __syncthreads() cannot be replaced by the barrier itself. Until mbarrier.init
   // has executed, the barrier word is garbage, and a thread that arrived on it (or issued a
   // copy bound to it) before thread 0 got there would corrupt the phase count. The plain block

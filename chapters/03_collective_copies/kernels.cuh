@@ -23,6 +23,7 @@
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/barrier>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,7 +58,12 @@ __host__ __device__ inline int tile_count(std::size_t n_vecs, std::size_t base) 
 // Chapter 02's barrier set-up: raw shared bytes + init() by one thread + __syncthreads().
 __device__ inline block_barrier& init_block_barrier(unsigned char* s_bar_bytes) {
   block_barrier* bar = reinterpret_cast<block_barrier*>(s_bar_bytes);
-  if (threadIdx.x == 0) init(bar, blockDim.x);
+  if (threadIdx.x == 0) {
+    init(bar, blockDim.x);
+    // sm_90: v0 and v2 become TMA bulk copies, which complete on the barrier from the async
+    // proxy; make the (generic-proxy) init visible to it first. See chapter 02.
+    NV_IF_TARGET(NV_PROVIDES_SM_90, (cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);));
+  }
   __syncthreads();  // the init must be visible before anyone arrives or binds a copy
   return *bar;
 }

@@ -41,10 +41,10 @@ namespace ch05 {
 // ---------------------------------------------------------------------------------------------
 // Constants and tile geometry
 // ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;                      // threads per block, every kernel here
-constexpr int TILE_WORDS = 1024;                  // [1024] uint32 = 4 KiB per tile
-constexpr int VEC_WORDS = 4;                      // one 16-byte vector = 4 words
-constexpr int TILE_VECS = TILE_WORDS / VEC_WORDS; // 256: one 16-byte vector per thread
+constexpr int THREADS = 256;                       // threads per block, every kernel here
+constexpr int TILE_WORDS = 1024;                   // [1024] uint32 = 4 KiB per tile
+constexpr int VEC_WORDS = 4;                       // one 16-byte vector = 4 words
+constexpr int TILE_VECS = TILE_WORDS / VEC_WORDS;  // 256: one 16-byte vector per thread
 
 // Words in the tile that starts at word `base`: TILE_WORDS, or fewer for the last tile.
 __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
@@ -79,7 +79,7 @@ __device__ inline void consume_tile(const std::uint32_t* s_slot, std::uint32_t* 
   const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
   if (w + VEC_WORDS <= count) {
     *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
-  } else {  // the array's ragged last vector: 1-3 words
+  } else {                                            // the array's ragged last vector: 1-3 words
     d_out[base + w] = r.x;
     if (w + 1 < count) d_out[base + w + 1] = r.y;
     if (w + 2 < count) d_out[base + w + 2] = r.z;
@@ -156,8 +156,8 @@ __device__ inline void issue_tile_primitives(std::uint32_t* s_slot,
 #pragma unroll
   for (int c = 0; c < COPIES; ++c) {
     const int w = (c * THREADS + static_cast<int>(threadIdx.x)) * ELEM_WORDS;  // first word
-    if (w >= padded) continue;  // beyond the padded tile: nothing to copy or zero
-    const int left = count - w;                            // may be <= 0 for 4-byte copies
+    if (w >= padded) continue;   // beyond the padded tile: nothing to copy or zero
+    const int left = count - w;  // may be <= 0 for 4-byte copies
     const int valid = left < 0 ? 0 : (left < ELEM_WORDS ? left : ELEM_WORDS);
     const int zfill = (ELEM_WORDS - valid) * 4;
     // With src-size 0 nothing is read, but the address must still be a valid, aligned global
@@ -177,8 +177,7 @@ __global__ void __launch_bounds__(THREADS)
   auto issue = [&](std::size_t k) {
     if (k < my_tiles) {
       const std::size_t base = tile_base(k);
-      issue_tile_primitives<COPY_BYTES>(s_tiles[k % STAGES], d_in, base,
-                                        tile_count(n_words, base));
+      issue_tile_primitives<COPY_BYTES>(s_tiles[k % STAGES], d_in, base, tile_count(n_words, base));
     }
     __pipeline_commit();  // cp.async.commit_group: closes this thread's group for tile k
   };
@@ -210,15 +209,15 @@ __global__ void __launch_bounds__(THREADS)
 // __syncthreads for visibility. __mbarrier_arrive returns a token naming the phase it arrived
 // on; __mbarrier_test_wait(bar, token) is true once that phase completed. (The parity form,
 // __mbarrier_test_wait_parity, is sm_90-only in this header - it traps on sm_80 - so the
-// token, kept per slot, is the portable way.) The __syncthreads that remains protects slot reuse (the
-// barrier says "tile landed", not "everyone finished reading the previous tile"); chapter 07
+// token, kept per slot, is the portable way.) The __syncthreads that remains protects slot reuse
+// (the barrier says "tile landed", not "everyone finished reading the previous tile"); chapter 07
 // replaces it with a second, "consumed" barrier per slot.
 template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v2_mbarrier_kernel(const std::uint32_t* __restrict__ d_in,
                               std::uint32_t* __restrict__ d_out, std::size_t n_words) {
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
-  __shared__ __mbarrier_t s_full[STAGES];                           // "slot holds its tile"
+  __shared__ __mbarrier_t s_full[STAGES];                            // "slot holds its tile"
   if (threadIdx.x == 0)
     for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);
   __syncthreads();  // the initialised barriers are visible before anyone arrives
@@ -291,31 +290,27 @@ template <int STAGES>
 void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v0_cuda_pipeline_kernel<STAGES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out,
-                                                                               n_words);
+  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 template <int STAGES, int COPY_BYTES>
 void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v1_primitives_kernel<STAGES, COPY_BYTES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out,
-                                                                               n_words);
+  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 template <int STAGES>
 void launch_stream_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v2_mbarrier_kernel<STAGES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out,
-                                                                               n_words);
+  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v9_zfill_swapped_kernel;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out,
-                                                                               n_words);
+  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -374,8 +369,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
                  void (*launch)(const std::uint32_t*, std::uint32_t*, std::size_t, int, int,
                                 cudaStream_t)) {
     v.push_back(V{key, name, description, [launch](Problem& p, cudaStream_t s) {
-                    launch(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), p.blocks_per_sm(),
-                           s);
+                    launch(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), p.blocks_per_sm(), s);
                   }});
   };
   add("v0_pipeline_s4", "v0 cuda::pipeline 4-stage",
@@ -386,7 +380,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
   add("v1_prim16_s3", "v1 primitives 16 B 3-stage",
       "__pipeline_memcpy_async 16 B (cp.async.cg), triple buffering", launch_stream_v1<3, 16>);
   add("v1_prim16_s4", "v1 primitives 16 B 4-stage",
-      "__pipeline_memcpy_async 16 B, 4 stages: v0 written with primitives", launch_stream_v1<4, 16>);
+      "__pipeline_memcpy_async 16 B, 4 stages: v0 written with primitives",
+      launch_stream_v1<4, 16>);
   add("v1_prim8_s3", "v1 primitives 8 B 3-stage",
       "__pipeline_memcpy_async 8 B (cp.async.ca), two copies per thread per tile",
       launch_stream_v1<3, 8>);
@@ -397,8 +392,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
       "16 B copies completed on an mbarrier per slot via __pipeline_arrive_on",
       launch_stream_v2<3>);
   add("v9_zfill_swapped", "v9 BROKEN: zfill given as src-size",
-      "negative: passes the valid byte count as the zero-fill count; must FAIL",
-      launch_stream_v9);
+      "negative: passes the valid byte count as the zero-fill count; must FAIL", launch_stream_v9);
   v.back().negative = true;
   return v;
 }

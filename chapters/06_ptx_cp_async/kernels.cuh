@@ -38,9 +38,9 @@ namespace ch06 {
 // ---------------------------------------------------------------------------------------------
 // Constants and tile geometry (as chapter 05)
 // ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;                            // threads per block, every kernel here
-constexpr int TILE_WORDS = 1024;                        // [1024] uint32 = 4 KiB per tile
-constexpr int VEC_WORDS = 4;                            // one 16-byte vector = 4 words
+constexpr int THREADS = 256;      // threads per block, every kernel here
+constexpr int TILE_WORDS = 1024;  // [1024] uint32 = 4 KiB per tile
+constexpr int VEC_WORDS = 4;      // one 16-byte vector = 4 words
 
 __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
   const std::size_t left = n_words - base;
@@ -58,8 +58,9 @@ __device__ inline std::size_t tile_base(std::size_t k) {
 }
 // Stream consumer (chapter 05): thread t writes words 4t..4t+3 (one 16-byte store), read as
 // one 16-byte vector from the mirrored end of the padded tile.
-__device__ inline void consume_reverse(const std::uint32_t* s_slot, std::uint32_t* __restrict__ d_out,
-                                       std::size_t base, int count) {
+__device__ inline void consume_reverse(const std::uint32_t* s_slot,
+                                       std::uint32_t* __restrict__ d_out, std::size_t base,
+                                       int count) {
   const int padded = padded_count(count);
   const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;  // first output word of this thread
   if (w >= count) return;
@@ -69,7 +70,7 @@ __device__ inline void consume_reverse(const std::uint32_t* s_slot, std::uint32_
   const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
   if (w + VEC_WORDS <= count) {
     *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
-  } else {  // the array's ragged last vector: 1-3 words
+  } else {                                            // the array's ragged last vector: 1-3 words
     d_out[base + w] = r.x;
     if (w + 1 < count) d_out[base + w + 1] = r.y;
     if (w + 2 < count) d_out[base + w + 2] = r.z;
@@ -117,7 +118,9 @@ __device__ __forceinline__ void cp_async_wait_group() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 // cp.async.wait_all: commit + wait for everything (= commit_group; wait_group 0).
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() {
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+}
 
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
@@ -129,8 +132,8 @@ __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
 // the address must still be a valid aligned global address: the tile's first word).
 template <int CP_BYTES, bool CG>
 __device__ __forceinline__ void issue_tile(std::uint32_t* s_slot,
-                                           const std::uint32_t* __restrict__ d_in,
-                                           std::size_t base, int count) {
+                                           const std::uint32_t* __restrict__ d_in, std::size_t base,
+                                           int count) {
   static_assert(!CG || CP_BYTES == 16, "cp.async.cg exists only for 16 bytes");
   constexpr int ELEM_WORDS = CP_BYTES / 4;
   constexpr int COPIES = TILE_WORDS / ELEM_WORDS / THREADS;
@@ -250,7 +253,7 @@ __global__ void __launch_bounds__(THREADS)
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
   for (std::size_t k = 0; k < my_tiles; ++k) {
     cp_async_wait_group<STAGES - 2>();  // this thread's pair for tile k landed
-    __syncthreads();                     // everyone's; and slot (k-1) % STAGES is free
+    __syncthreads();                    // everyone's; and slot (k-1) % STAGES is free
     issue(k + STAGES - 1);
     const std::uint32_t* s_cur = s_pairs[k % STAGES][0];
     const std::uint32_t* s_next = s_pairs[k % STAGES][1];
@@ -262,7 +265,7 @@ __global__ void __launch_bounds__(THREADS)
       const uint4 r = make_uint4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
       if (w + VEC_WORDS <= count) {
         *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
-      } else {  // the array's ragged last vector
+      } else {                                            // the array's ragged last vector
         d_out[base + w] = r.x;
         if (w + 1 < count) d_out[base + w + 1] = r.y;
         if (w + 2 < count) d_out[base + w + 2] = r.z;
@@ -377,23 +380,23 @@ void launch_persistent(Kernel kernel, const std::uint32_t* d_in, std::uint32_t* 
 }
 
 template <int STAGES>
-void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                      int sms, int bps, cudaStream_t s) {
+void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
+                      int bps, cudaStream_t s) {
   launch_persistent(stream_v0_primitives_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
 }
 template <int STAGES, int CP_BYTES, bool CG>
-void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                      int sms, int bps, cudaStream_t s) {
+void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
+                      int bps, cudaStream_t s) {
   launch_persistent(stream_v1_cp_async_kernel<STAGES, CP_BYTES, CG>, d_in, d_out, n, sms, bps, s);
 }
 template <int STAGES, bool CG>
-void launch_window_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                      int sms, int bps, cudaStream_t s) {
+void launch_window_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
+                      int bps, cudaStream_t s) {
   launch_persistent(window_v2_cp_async_kernel<STAGES, CG>, d_in, d_out, n, sms, bps, s);
 }
 template <int STAGES, bool CCCL_ARRIVE>
-void launch_stream_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                      int sms, int bps, cudaStream_t s) {
+void launch_stream_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
+                      int bps, cudaStream_t s) {
   launch_persistent(stream_v3_ptx_mbarrier_kernel<STAGES, CCCL_ARRIVE>, d_in, d_out, n, sms, bps,
                     s);
 }
@@ -490,8 +493,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
   add("v1_cg16_s8_full", "v1 PTX .cg 16 B 8-stage, full",
       "cp.async.cg 16 B, 8 stages, as many blocks per SM as fit", launch_stream_v1<8, 16, true>,
       kReverse, true);
-  add("v2_window_cg", "v2 window .cg 4-stage",
-      "each tile read twice by the same SM, L1 bypassed", launch_window_v2<4, true>, kWindow);
+  add("v2_window_cg", "v2 window .cg 4-stage", "each tile read twice by the same SM, L1 bypassed",
+      launch_window_v2<4, true>, kWindow);
   add("v2_window_ca", "v2 window .ca 4-stage",
       "each tile read twice by the same SM, L1 allocate: the second read may hit",
       launch_window_v2<4, false>, kWindow);

@@ -41,12 +41,12 @@ namespace ch07 {
 // ---------------------------------------------------------------------------------------------
 // Constants and tile geometry
 // ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;                              // threads per block, every kernel
-constexpr int RADIUS = 7;                                 // 15-point box stencil
-constexpr int HALO = 8;                                   // halo floats per side (2 vectors)
-constexpr int TILE = 1024;                                // outputs per tile
-constexpr int SLOT_FLOATS = HALO + TILE + HALO;           // [8 | 1024 | 8] = 1040 floats
-constexpr int SLOT_VECS = SLOT_FLOATS / 4;                // 260 16-byte vectors
+constexpr int THREADS = 256;                     // threads per block, every kernel
+constexpr int RADIUS = 7;                        // 15-point box stencil
+constexpr int HALO = 8;                          // halo floats per side (2 vectors)
+constexpr int TILE = 1024;                       // outputs per tile
+constexpr int SLOT_FLOATS = HALO + TILE + HALO;  // [8 | 1024 | 8] = 1040 floats
+constexpr int SLOT_VECS = SLOT_FLOATS / 4;       // 260 16-byte vectors
 static_assert(HALO >= RADIUS && HALO % 4 == 0, "the halo is whole 16-byte vectors");
 
 __host__ __device__ inline int tile_count(std::size_t n, std::size_t base) {
@@ -72,9 +72,8 @@ __device__ inline void produce_slot(float* s_slot, const float* __restrict__ d_i
     float* dst = s_slot + 4 * v;
     if (first >= 0 && first < static_cast<long long>(n))
       cuda::memcpy_async(dst, d_in + first, cuda::aligned_size_t<16>(16), pipe);  // LDGSTS
-    else
-      *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);  // STS: ordered by
-                                                                           // the same hand-over
+    else  // STS of zeros: made visible to the consumers by the same hand-over as the copies
+      *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
   }
 }
 
@@ -227,8 +226,8 @@ unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
 using Launch = void (*)(const float*, float*, std::size_t, int, int, cudaStream_t);
 
 template <class Kernel>
-void launch_persistent(Kernel kernel, const float* d_in, float* d_out, std::size_t n,
-                       int sm_count, int blocks_per_sm, cudaStream_t s) {
+void launch_persistent(Kernel kernel, const float* d_in, float* d_out, std::size_t n, int sm_count,
+                       int blocks_per_sm, cudaStream_t s) {
   kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n);
 }
 template <int STAGES>
@@ -315,8 +314,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
   add("v1_split_p2c6_s8", "v1 split 2P:6C, 8-stage", "2 producer warps, 6 consumer warps, 8 stages",
       launch_stencil_v1<8, 64>);
   add("v9_thread_scope", "v9 BROKEN: thread-scope hand-over",
-      "negative: consumers wait on their own (empty) commit groups; must FAIL",
-      launch_stencil_v9);
+      "negative: consumers wait on their own (empty) commit groups; must FAIL", launch_stencil_v9);
   v.back().negative = true;
   return v;
 }

@@ -11,16 +11,19 @@ tar -xzf "$tarball" -C "$tmp"
 mkdir -p "$dest/json" "$dest/logs"
 cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true
 cp "$tmp"/logs/summary.txt "$tmp"/logs/environment.txt "$tmp"/logs/ctest.log "$dest/logs/"
+cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
 for f in "$tmp"/logs/*.full.log; do cp "$f" "$dest/logs/"; done
 # Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
 grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
   | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
-gpu=$(grep -m1 -oE "NVIDIA [A-Z0-9]+[A-Za-z0-9 -]*" "$tmp/logs/environment.txt" | head -1)
+gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null)
 date_run=$(tail -1 "$tmp/logs/environment.txt")
 cat > "$dest/RUN.md" <<EOT
 # GPU run $name
 
-run: ${gpu:-GPU}, ${date_run}, \`$command\`
+gpu: ${gpu:-GPU}
+date: ${date_run}
+command: $command
 
 - \`logs/summary.txt\`: the script's summary (build, ctest, each chapter's exit code, sanitizer)
 - \`logs/ctest.log\`: the full CTest output on the GPU (GPU tests ran, not skipped)

@@ -16,12 +16,16 @@ import os
 import re
 
 
-def table(doc, run_line):
+def table(doc, run):
     metric = doc["metric"]
     dev = doc["device"]
+    exe = doc["chapter"]
     lines = [
-        f"Measured on {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, "
-        f"L2 {dev['l2_bytes'] / 2**20:.0f} MiB), {doc['size']}, seed {doc['seed']}. {run_line}",
+        f"GPU: {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, L2 {dev['l2_bytes'] / 2**20:.0f} MiB, "
+        f"driver supports CUDA {dev['driver'] // 1000}.{dev['driver'] % 1000 // 10}). Date: {run.get('date', '?')}. "
+        f"Command: `{exe} --json=...` run by `{run.get('command', '?')}`; "
+        f"size {doc['size']}, seed {doc['seed']} (rerun with `--seed={doc['seed']}`). "
+        f"Raw output: [docs/results/{run['name']}](../../docs/results/{run['name']}/RUN.md).",
         "",
         f"Ceiling, same run: {doc['ceiling']['name']} = {doc['ceiling']['rate']:.0f} {metric}.",
         "",
@@ -44,11 +48,11 @@ def main():
     ap.add_argument("--apply", action="store_true")
     args = ap.parse_args()
     run_md = os.path.join(args.results, "RUN.md")
-    run_line = ""
+    run = {"name": os.path.basename(os.path.normpath(args.results))}
     if os.path.exists(run_md):
         with open(run_md) as f:
-            m = re.search(r"^run: (.*)$", f.read(), re.M)
-            run_line = m.group(1) if m else ""
+            for key, value in re.findall(r"^(gpu|date|command): (.*)$", f.read(), re.M):
+                run[key] = value
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for path in sorted(glob.glob(os.path.join(args.results, "json", "ch[0-9][0-9]_*.json"))):
         if path.endswith(".sweep.json") or ".json." in os.path.basename(path):
@@ -57,7 +61,7 @@ def main():
             doc = json.load(f)
         chapter = doc["chapter"]                     # ch01_sync_shared_loads
         number = chapter[2:4]
-        text = table(doc, run_line)
+        text = table(doc, run)
         if not args.apply:
             print(f"## {chapter}\n\n{text}")
             continue

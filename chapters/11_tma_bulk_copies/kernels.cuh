@@ -231,19 +231,20 @@ __global__ void __launch_bounds__(THREADS)
 // variant v9's bug.
 enum class Bug { kNone, kWrongTxCount, kWrongParity };
 
-template <Bug BUG>
-__global__ void __launch_bounds__(THREADS)
-    stream_v1_bulk_ptx_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
-                              std::size_t n_vecs, unsigned* d_error) {
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  int4* s_ring = reinterpret_cast<int4*>(smem_raw);  // [STAGES][TMA_TILE_VECS] x 16 B
-  __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
+// The ring is written once, as a device function templated on its shape (STAGES slots of
+// TILE_VECS x 16 B), so v1 (4 x 16 KiB) and v5-v7 (deeper rings, below) run the same code.
+template <Bug BUG, int STAGES, int TILE_VECS>
+__device__ inline void bulk_ring_ptx(int4* s_ring, std::uint64_t* full, std::uint64_t* empty,
+                                     const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                                     std::size_t n_vecs, unsigned* d_error) {
+  static_assert(TILE_VECS % SUB_VECS == 0 && TILE_VECS % THREADS == 0, "whole sub-tiles");
+  constexpr int PER_THREAD = TILE_VECS / THREADS;
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
   const std::size_t my_tiles = tiles_of_this_block(num_tiles);
 
   if (t == 0) {
-    for (int s = 0; s < TMA_STAGES; ++s) {
+    for (int s = 0; s < STAGES; ++s) {
       ptx_mbarrier_init(&full[s], 1);
       ptx_mbarrier_init(&empty[s], WARPS);
     }
@@ -254,22 +255,24 @@ __global__ void __launch_bounds__(THREADS)
   // Producer step for tile j (thread 0 only): wait until the slot is free, announce the bytes,
   // hand the copy to the TMA unit. Returns false if the slot never became free.
   auto produce = [&](std::size_t j) -> bool {
-    const int s = static_cast<int>(j % TMA_STAGES);
-    const std::uint32_t n = static_cast<std::uint32_t>(j / TMA_STAGES);
+    const int s = static_cast<int>(j % STAGES);
+    const std::uint32_t n = static_cast<std::uint32_t>(j / STAGES);
     const std::uint32_t parity = BUG == Bug::kWrongParity ? (n & 1) : ((n & 1) ^ 1);
     if (!ptx_wait_parity_bounded(&empty[s], parity)) return false;
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
-    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
+    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     // BUG kWrongTxCount: announces 16 bytes more than the copy delivers, so tx-count never
     // returns to zero and the phase never completes.
+    // EXERCISE-BEGIN: one arrival on full[s] that also expects `bytes` bytes (arrive.expect_tx), then hand the copy of `bytes` from d_in + base into slot s to the TMA unit, completing on full[s]
     ptx_arrive_expect_tx(&full[s], BUG == Bug::kWrongTxCount ? bytes + 16 : bytes);
-    ptx_bulk_load(s_ring + s * TMA_TILE_VECS, d_in + base, bytes, &full[s]);
+    ptx_bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);
+    // EXERCISE-END
     return true;
   };
 
   // prologue: the producer fills up to STAGES slots (its empty-waits pass at once)
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
+    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
       if (!produce(j)) {
         atomicOr(d_error, kErrEmptyTimeout);
         return;  // the consumers time out on full[] and return as well: poison stays
@@ -277,28 +280,62 @@ __global__ void __launch_bounds__(THREADS)
 
   // steady state: consume tile j, release its slot, refill it with tile j + STAGES
   for (std::size_t j = 0; j < my_tiles; ++j) {
-    const int s = static_cast<int>(j % TMA_STAGES);
-    if (!ptx_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / TMA_STAGES) & 1)) {
+    const int s = static_cast<int>(j % STAGES);
+    if (!ptx_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1)) {
       atomicOr(d_error, kErrFullTimeout);
       return;
     }
     // slot s holds tile j (all its bytes are visible: try_wait has acquire semantics)
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
-    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
-    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
+    const int count = tile_count(n_vecs, base, TILE_VECS);
+    const int4* s_tile = s_ring + s * TILE_VECS;
 #pragma unroll
-    for (int q = 0; q < VECS_PER_THREAD; ++q) {
+    for (int q = 0; q < PER_THREAD; ++q) {
       const int i = q * THREADS + t;
       if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];  // LDS.128 -> STG
     }
     __syncwarp();                           // the whole warp has read slot s ...
     if (t % 32 == 0) ptx_arrive(&empty[s]);  // ... so its lane 0 releases it (release order)
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) {
+    if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) {
       atomicOr(d_error, kErrEmptyTimeout);
       return;
     }
   }
   // No copy is in flight here: every issued tile was waited for by its consumers.
+}
+
+template <Bug BUG>
+__global__ void __launch_bounds__(THREADS)
+    stream_v1_bulk_ptx_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                              std::size_t n_vecs, unsigned* d_error) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
+  __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
+  bulk_ring_ptx<BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                                 d_in, d_out, n_vecs, d_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v5-v7: the v1 ring, deeper - more bytes in flight for the one issuing thread
+// ---------------------------------------------------------------------------------------------
+// At one block per SM, the bytes a single SM has requested and not yet received are bounded
+// by the ring: at most STAGES x TILE bytes (less the slot being consumed). Little's law says
+// the bandwidth one SM can sustain is (bytes in flight) / (latency), so 4 x 16 KiB = 64 KiB
+// may be too little to cover DRAM latency under load at 132 SMs. Two ways to deepen it:
+//   more slots (v5: 8 x 16 KiB, v7: 12 x 16 KiB) - more, smaller copies for thread 0 to issue,
+//     and a finer-grained refill (a slot comes back after 16 KiB has been consumed);
+//   bigger slots (v6: 4 x 32 KiB) - the same 128 KiB as v5 with half the issues and half the
+//     barrier traffic, but each slot is released later (after all 32 KiB are consumed), so the
+//     bytes really in flight dip lower between refills.
+// All three need more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute in
+// persistent_grid), so only one block fits per SM: these are low-occupancy variants by design.
+template <int STAGES, int TILE_VECS>
+__global__ void __launch_bounds__(THREADS)
+    stream_v5_bulk_deep_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                               std::size_t n_vecs, unsigned* d_error) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // [STAGES][TILE_VECS] x 16 B
+  __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
+  bulk_ring_ptx<Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                               d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -548,6 +585,18 @@ void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned
                                  bytes / 16, d_error);
 }
 
+// v5-v7: a deeper v1 ring (STAGES x TILE_VECS x 16 B of dynamic shared memory).
+template <int STAGES, int TILE_VECS>
+void launch_stream_v5_deep(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                           int sm_count, int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  constexpr std::size_t smem = std::size_t{STAGES} * TILE_VECS * 16;
+  static_assert(smem <= 200 * 1024, "leaves room under the 227 KiB per-block limit");
+  auto kernel = stream_v5_bulk_deep_kernel<STAGES, TILE_VECS>;
+  kernel<<<persistent_grid(kernel, smem, sm_count, blocks_per_sm), THREADS, smem, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
+}
+
 inline void launch_stream_v2(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   require_bulk_copy_rules(d_out, d_in, bytes);
@@ -679,6 +728,25 @@ inline std::vector<tut::Variant<Problem>> variants() {
       "cuda::memcpy_async(aligned_size_t<16>) on a cuda::barrier -> cp.async.bulk on sm_90",
       [](Problem& p, cudaStream_t s) {
         launch_stream_v4(p.d_in.data(), p.d_out.data(), p.cfg.size, p.sms(), p.low(), s);
+      });
+  // v5-v7: deeper rings for the one issuing thread (1 block/SM: > 48 KiB dynamic smem each)
+  add("v5_bulk_8x16K_low", "v5 bulk PTX 8x16K, low occ",
+      "v1's ring with 8 slots of 16 KiB: 128 KiB in flight per block, at --blocks-per-sm",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<8, 1024>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
+      });
+  add("v6_bulk_4x32K_low", "v6 bulk PTX 4x32K, low occ",
+      "v1's ring with 4 slots of 32 KiB: 128 KiB, half the issues of v5, at --blocks-per-sm",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<4, 2048>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
+      });
+  add("v7_bulk_12x16K_low", "v7 bulk PTX 12x16K, low occ",
+      "v1's ring with 12 slots of 16 KiB: 192 KiB in flight per block, at --blocks-per-sm",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<12, 1024>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                        p.d_error.data(), p.sms(), p.low(), s);
       });
   add("v8_wrong_tx", "v8 BROKEN: expect_tx +16 B",
       "negative: announces 16 bytes too many; the phase never completes; bounded wait gives up",

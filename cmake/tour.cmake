@@ -71,6 +71,12 @@ foreach(line IN LISTS summary)
   message("${line}")
 endforeach()
 message("all results: ${RESULTS_DIR}/tour.json")
+# Plots, when python3 with matplotlib is there (optional: the tour never fails for want of it).
+if(PYTHON AND all_json)
+  execute_process(COMMAND ${PYTHON} ${PLOT_SCRIPT} ${RESULTS_DIR} ${RESULTS_DIR}/plots
+    RESULT_VARIABLE plot_rc OUTPUT_VARIABLE plot_out ERROR_VARIABLE plot_err)
+  message("plots: ${plot_out}${plot_err}")
+endif()
 if(failed)
   message(FATAL_ERROR "chapters that failed: ${failed}")
 endif()

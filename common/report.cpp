@@ -112,7 +112,8 @@ std::string to_json(const Report& r) {
        << ", \"median_ms\": " << num(row.median_ms) << ", \"min_ms\": " << num(row.min_ms)
        << ", \"rate\": " << num(row.rate) << ", \"pct_of_ceiling\": " << num(row.pct_of_ceiling)
        << ", \"vs_v0\": " << num(row.vs_v0) << ", \"negative\": "
-       << (row.negative ? "true" : "false") << ", \"skipped\": " << (row.skipped ? "true" : "false") << ", \"passed\": " << (row.passed ? "true" : "false")
+       << (row.negative ? "true" : "false") << ", \"skipped\": " << (row.skipped ? "true" : "false")
+       << ", \"is_ceiling\": " << (row.is_ceiling ? "true" : "false") << ", \"passed\": " << (row.passed ? "true" : "false")
        << ", \"check\": " << str(check_label(row)) << ", \"detail\": " << str(row.check_detail)
        << "}";
   }

@@ -40,6 +40,7 @@ struct ResultRow {
   bool passed = false;        ///< every check of this variant passed
   bool negative = false;      ///< deliberately broken: expected to FAIL
   bool skipped = false;       ///< not run: this GPU lacks what the variant needs
+  bool is_ceiling = false;    ///< this row is the yardstick (e.g. cuBLAS), not a lesson variant
   std::string check_detail;   ///< first line of the verification summary
 };
 

@@ -5,6 +5,10 @@
 #   3. run every chapter at full size with --json
 #   4. dump SASS with cuobjdump and run the SASS assertions (the CTest 'sass' label)
 #   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
+#   5b. probes: small standalone programs that test a tool's or the hardware's behaviour
+#       (tools/probes/*.cu), each run plainly and under compute-sanitizer synccheck
+#   5c. profile (only when named in STEPS): Nsight Compute counters for every chapter
+#       (tools/profile_chapters.sh) and chapter-specific ncu scripts (chapters/*/ncu_*.sh)
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
@@ -26,7 +30,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 START=$(date +%s)
 BUDGET=${BUDGET:-570}
-STEPS=${STEPS:-build,ctest,exercises,full,sass,sanitizer}
+STEPS=${STEPS:-build,ctest,exercises,full,sass,sanitizer,probes}   # also: profile
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 pack() {
@@ -110,6 +114,37 @@ if want sanitizer && [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   else
     note "sanitizer: skipped (time budget)"
   fi
+fi
+
+# 5b. probes
+if want probes; then
+  for src in tools/probes/*.cu; do
+    probe=$WORK/$(basename "$src" .cu)
+    if nvcc -std=c++17 -O2 -arch=sm_$ARCH -o "$probe" "$src" > "$LOGS/probe.$(basename "$src").build.log" 2>&1; then
+      for form in $(grep -oE "usage: %s [a-z|]+" "$src" | sed 's/usage: %s //; s/|/ /g'); do
+        plain=$("$probe" "$form" 2>&1 | tail -1)
+        compute-sanitizer --tool synccheck "$probe" "$form" > "$LOGS/probe.$(basename "$src" .cu).$form.synccheck.log" 2>&1
+        sync=$(grep -E "ERROR SUMMARY" "$LOGS/probe.$(basename "$src" .cu).$form.synccheck.log" | tail -1)
+        note "probe $(basename "$src" .cu) $form: $plain; synccheck: $sync"
+      done
+    else
+      note "probe $(basename "$src"): build FAILED"
+    fi
+  done
+fi
+
+# 5c. profile
+if want profile; then
+  mkdir -p "$WORK/json/ncu"
+  tools/profile_chapters.sh $BUILD/bin "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
+  python3 tools/summarize_ncu.py "$WORK/json/ncu" > "$WORK/json/profile.md" 2> "$LOGS/summarize_ncu.err"
+  for script in chapters/*/ncu_*.sh; do
+    [ -x "$script" ] || continue
+    [ "$(left)" -gt 90 ] || { note "$script: skipped (time budget)"; continue; }
+    chapter=$(basename "$(dirname "$script")")
+    timeout $(( $(left) - 30 )) "$script" "$BUILD/bin/ch$chapter" > "$WORK/json/$(basename "$script" .sh).txt" 2>&1
+    note "$script: exit $?"
+  done
 fi
 
 pack

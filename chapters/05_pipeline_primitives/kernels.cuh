@@ -159,7 +159,10 @@ __device__ inline void issue_tile_primitives(std::uint32_t* s_slot,
     if (w >= padded) continue;   // beyond the padded tile: nothing to copy or zero
     const int left = count - w;  // may be <= 0 for 4-byte copies
     const int valid = left < 0 ? 0 : (left < ELEM_WORDS ? left : ELEM_WORDS);
+    // EXERCISE-BEGIN: zfill = the bytes of this copy to ZERO (past the array's end), not to read
     const int zfill = (ELEM_WORDS - valid) * 4;
+    // EXERCISE-STUB: const int zfill = 0;
+    // EXERCISE-END
     // With src-size 0 nothing is read, but the address must still be a valid, aligned global
     // address: point such copies at the tile's first word.
     const std::uint32_t* src = d_in + base + (valid > 0 ? w : 0);
@@ -333,12 +336,26 @@ inline std::vector<std::uint32_t> reference_reverse_padded(const std::vector<std
 // ---------------------------------------------------------------------------------------------
 // The problem: one input and one output buffer of `size` bytes (32-bit words).
 // ---------------------------------------------------------------------------------------------
+// The input is allocated padded to a whole 16-byte vector and the padding holds PAD_WORD (not
+// zero, so a copy that reads past the end instead of zero-filling still fails the check). The
+// kernels never need those words: the ragged vector's copy reads only its valid bytes
+// (src-size). The padding is there for compute-sanitizer memcheck, which reports the zero-fill
+// LDGSTS of __pipeline_memcpy_async as a full 16-byte read (see the README, "memcheck and the
+// ragged vector").
+constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
+inline std::size_t padded_words(std::size_t n_words) {
+  return (n_words + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
+}
+
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words) {
+      : cfg(cfg), n_words(cfg.size / 4), d_in(padded_words(n_words)), d_out(n_words) {
+    h_in.reserve(d_in.size());
     h_in.resize(n_words);
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
+    h_in.resize(d_in.size(), PAD_WORD);  // upload the padding too (initialised for initcheck)
     d_in.upload(h_in);
+    h_in.resize(n_words);  // the reference sees the n_words of the problem only
   }
   void poison(cudaStream_t s) { d_out.poison(s); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {

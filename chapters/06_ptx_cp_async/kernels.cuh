@@ -145,7 +145,10 @@ __device__ __forceinline__ void issue_tile(std::uint32_t* s_slot,
     const int left = count - w;
     const int valid = left < 0 ? 0 : (left < ELEM_WORDS ? left : ELEM_WORDS);
     const std::uint32_t* src = d_in + base + (valid > 0 ? w : 0);
+    // EXERCISE-BEGIN: src_bytes = PTX src-size: the BYTES to read (inside the array); rest zeroed
     const std::uint32_t src_bytes = static_cast<std::uint32_t>(valid) * 4u;
+    // EXERCISE-STUB: const std::uint32_t src_bytes = CP_BYTES;
+    // EXERCISE-END
     if constexpr (CG)
       cp_async_cg16(smem_u32(s_slot + w), src, src_bytes);
     else
@@ -436,12 +439,24 @@ inline std::vector<std::uint32_t> reference_window(const std::vector<std::uint32
 // ---------------------------------------------------------------------------------------------
 enum Reference : int { kReverse = 0, kWindow = 1 };
 
+// The input is allocated padded to a whole 16-byte vector, the padding filled with PAD_WORD
+// (non-zero: a copy that reads past the end instead of zero-filling still fails the check).
+// No kernel needs it; it keeps compute-sanitizer memcheck quiet about v0's zero-fill copy
+// (chapter 05's README, "memcheck and the ragged vector").
+constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
+inline std::size_t padded_words(std::size_t n_words) {
+  return (n_words + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
+}
+
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words) {
+      : cfg(cfg), n_words(cfg.size / 4), d_in(padded_words(n_words)), d_out(n_words) {
+    h_in.reserve(d_in.size());
     h_in.resize(n_words);
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
+    h_in.resize(d_in.size(), PAD_WORD);  // upload the padding too (initialised for initcheck)
     d_in.upload(h_in);
+    h_in.resize(n_words);  // the references see the n_words of the problem only
   }
   void poison(cudaStream_t s) { d_out.poison(s); }
   tut::VerifyResult verify(cudaStream_t s, int reference) {

@@ -161,8 +161,11 @@ __global__ void __launch_bounds__(THREADS)
   } else {
     for (std::size_t k = 0; k < my_tiles; ++k) {
       pipe.consumer_wait();  // slot k % STAGES holds tile k, all of it
+      // EXERCISE-BEGIN: stencil_slot for tile k: consumers renumbered from 0, stride CONSUMERS
       stencil_slot(s_slots[k % STAGES], d_out, tile_base(k), tile_count(n, tile_base(k)),
                    t - PRODUCERS, CONSUMERS);
+      // EXERCISE-STUB: (void)CONSUMERS;
+      // EXERCISE-END
       pipe.consumer_release();  // the producers may refill it
     }
   }

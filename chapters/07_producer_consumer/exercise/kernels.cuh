@@ -1,0 +1,324 @@
+// EXERCISE for chapter 07_producer_consumer, generated from ../kernels.cuh by tools/make_exercise.py.
+// Fill in every TODO(exercise) until `chNN_topic_exercise` reports PASS.
+// Chapter 07: producer/consumer roles - a block-scope cuda::pipeline between warps
+//
+// What it adds over chapter 04: in chapters 04-06 every thread copies AND computes; each
+// thread waits for its own copies (thread-scope pipeline, commit groups) and a __syncthreads
+// makes everybody's copies visible. Here the block is split: producer warps only copy,
+// consumer warps only compute, and they hand tiles over through a block-scope cuda::pipeline
+// (cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES>, cuda::make_pipeline(block,
+// &state, role)). Each stage has two mbarriers in shared memory: "produced" (the producers
+// arrived and their copies landed) and "consumed" (the consumers finished reading the slot).
+// No __syncthreads in the loop: producers run up to STAGES tiles ahead of the consumers.
+//
+// Workload: a 1D box stencil of radius 7, out[i] = sum of in[i-7 .. i+7] (floats; elements
+// outside the array count as 0), in 1024-output tiles. A stage holds [8 | 1024 | 8] floats:
+// the tile plus an 8-float (two 16-byte vectors) halo on each side, 260 vectors of 16 B.
+// The inputs are exact 2^-10 multiples, so the 15-term sums are exact and the check is exact.
+//
+// The sweep: at 256 threads per block, 1 producer warp : 7 consumer warps up to 6 : 2,
+// against the unified pipeline (chapter 04's scheme) in the same run. The negative variant
+// is the thread-scope hand-over of the seed notes (001), which cannot work; v1 is its fix.
+//
+// Minimum compute capability: 8.0 (cp.async, mbarrier). Run:
+//   build/bin/ch07_producer_consumer [--blocks-per-sm=N] [--size=1G] [--list]
+// Output: the harness table (median/min ms, GB/s, % of the memcpy ceiling, vs v0, check).
+#pragma once
+
+#include <cooperative_groups.h>
+#include <cuda_pipeline.h>
+#include <cuda_runtime.h>
+
+#include <cuda/pipeline>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
+
+namespace ch07 {
+
+// ---------------------------------------------------------------------------------------------
+// Constants and tile geometry
+// ---------------------------------------------------------------------------------------------
+constexpr int THREADS = 256;                     // threads per block, every kernel
+constexpr int RADIUS = 7;                        // 15-point box stencil
+constexpr int HALO = 8;                          // halo floats per side (2 vectors)
+constexpr int TILE = 1024;                       // outputs per tile
+constexpr int SLOT_FLOATS = HALO + TILE + HALO;  // [8 | 1024 | 8] = 1040 floats
+constexpr int SLOT_VECS = SLOT_FLOATS / 4;       // 260 16-byte vectors
+static_assert(HALO >= RADIUS && HALO % 4 == 0, "the halo is whole 16-byte vectors");
+
+__host__ __device__ inline int tile_count(std::size_t n, std::size_t base) {
+  const std::size_t left = n - base;
+  return static_cast<int>(left < TILE ? left : TILE);
+}
+__device__ inline std::size_t tiles_for_block(std::size_t n) {  // persistent grid-stride walk
+  const std::size_t num_tiles = (n + TILE - 1) / TILE;
+  return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+}
+__device__ inline std::size_t tile_base(std::size_t k) {
+  return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE);
+}
+
+// Vector v of a slot holds floats [base - HALO + 4v, +4). n is a multiple of 4 and base of
+// 1024, so a vector is wholly inside the array or wholly outside (then it is zeros).
+// `rank`/`stride` split the 260 vectors among the copying threads.
+template <class Pipe>
+__device__ inline void produce_slot(float* s_slot, const float* __restrict__ d_in, std::size_t n,
+                                    std::size_t base, int rank, int stride, Pipe& pipe) {
+  for (int v = rank; v < SLOT_VECS; v += stride) {
+    const long long first = static_cast<long long>(base) - HALO + 4 * v;
+    float* dst = s_slot + 4 * v;
+    if (first >= 0 && first < static_cast<long long>(n))
+      cuda::memcpy_async(dst, d_in + first, cuda::aligned_size_t<16>(16), pipe);  // LDGSTS
+    else  // STS of zeros: made visible to the consumers by the same hand-over as the copies
+      *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+}
+
+// The consumer's work: outputs j = rank, rank + stride, ... of the tile, 15 LDS + 14 FADD each.
+__device__ inline void stencil_slot(const float* s_slot, float* __restrict__ d_out,
+                                    std::size_t base, int count, int rank, int stride) {
+  for (int j = rank; j < count; j += stride) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_slot[HALO + j + k];
+    d_out[base + j] = sum;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v0: unified pipeline (chapter 04's scheme): every thread copies and computes
+// ---------------------------------------------------------------------------------------------
+// cuda::pipeline<thread_scope_thread>: each thread's commit groups track only its own copies,
+// so after the wait a __syncthreads makes all 256 threads' copies (and zero stores) visible.
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS)
+    stencil_v0_unified_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
+                              std::size_t n) {
+  __shared__ alignas(16) float s_slots[STAGES][SLOT_FLOATS];  // STAGES x 4160 B ring
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  const int t = threadIdx.x;
+  const std::size_t my_tiles = tiles_for_block(n);
+  auto issue = [&](std::size_t k) {
+    pipe.producer_acquire();
+    if (k < my_tiles) produce_slot(s_slots[k % STAGES], d_in, n, tile_base(k), t, THREADS, pipe);
+    pipe.producer_commit();
+  };
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue: STAGES-1 tiles in flight
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    cuda::pipeline_consumer_wait_prior<STAGES - 2>(pipe);  // my part of tile k landed
+    __syncthreads();  // everyone's part landed; slot (k-1) % STAGES no longer read
+    issue(k + STAGES - 1);
+    stencil_slot(s_slots[k % STAGES], d_out, tile_base(k), tile_count(n, tile_base(k)), t, THREADS);
+    pipe.consumer_release();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1: producer warps and consumer warps, block-scope cuda::pipeline
+// ---------------------------------------------------------------------------------------------
+// Threads [0, PRODUCERS) copy, the rest compute. The hand-over per stage:
+//   producer_acquire()  waits on the stage's "consumed" mbarrier: all consumers released the
+//                       slot's previous tile (the first STAGES acquires pass at once);
+//   memcpy_async(...)   cp.async 16 B (LDGSTS), plus plain zero stores outside the array;
+//   producer_commit()   cp.async.mbarrier.arrive on "produced" (it fires when this thread's
+//                       copies land) + an ordinary arrive: the phase completes when all
+//                       PRODUCERS threads arrived AND all their copies landed;
+//   consumer_wait()     waits on "produced": the whole tile is in the slot, for every consumer;
+//   consumer_release()  arrives on "consumed".
+// The mbarriers are block-scope objects in shared memory, so an arrival by one thread is seen
+// by another: that is what a thread-scope pipeline (v9) cannot do.
+template <int STAGES, int PRODUCERS>
+__global__ void __launch_bounds__(THREADS)
+    stencil_v1_split_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
+                            std::size_t n) {
+  static_assert(PRODUCERS % 32 == 0 && PRODUCERS > 0 && PRODUCERS < THREADS,
+                "whole warps on each side");
+  constexpr int CONSUMERS = THREADS - PRODUCERS;
+  __shared__ alignas(16) float s_slots[STAGES][SLOT_FLOATS];
+  // LESSON: the shared state has a default constructor, which nvcc reports (#20054) for a
+  // __shared__ variable; make_pipeline initialises every barrier in it, so it is harmless.
+#pragma nv_diagnostic push
+#pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> s_state;
+#pragma nv_diagnostic pop
+  const auto block = cooperative_groups::this_thread_block();
+  const int t = threadIdx.x;
+  const bool is_producer = t < PRODUCERS;
+  // Collective over the block: counts the producers, initialises 2 x STAGES mbarriers
+  // (produced: PRODUCERS arrivals, consumed: CONSUMERS arrivals) and syncs the block.
+  cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(
+      block, &s_state, is_producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
+  const std::size_t my_tiles = tiles_for_block(n);
+  if (is_producer) {
+    for (std::size_t k = 0; k < my_tiles; ++k) {
+      pipe.producer_acquire();  // slot k % STAGES is free
+      produce_slot(s_slots[k % STAGES], d_in, n, tile_base(k), t, PRODUCERS, pipe);
+      pipe.producer_commit();
+    }
+  } else {
+    for (std::size_t k = 0; k < my_tiles; ++k) {
+      pipe.consumer_wait();  // slot k % STAGES holds tile k, all of it
+      // TODO(exercise): stencil_slot for tile k: consumers renumbered from 0, stride CONSUMERS
+      (void)CONSUMERS;
+      pipe.consumer_release();  // the producers may refill it
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v9 (negative): the hand-over through a THREAD-scope pipeline (seed note 001's example)
+// ---------------------------------------------------------------------------------------------
+// The producers copy with __pipeline_memcpy_async + __pipeline_commit; the consumers call
+// __pipeline_wait_prior(0). But commit groups belong to the thread that commits them:
+// cp.async.wait_group in a consumer waits for the CONSUMER's groups - it has none - and
+// returns at once. Nothing orders the consumer's reads after the producer's copies.
+// A plain data race fails only some of the time; to fail on every run, this variant executes
+// the buggy code under the worst schedule it allows: the producers issue tile k only after
+// the consumers have read the slot (a __syncthreads between the two sides; the bug itself
+// provides no ordering that would forbid it). The slot starts as NaN, so every block's first
+// tile is NaN and later tiles are computed from the previous tile's data. Nothing waits on
+// anything unbounded: it cannot hang.
+template <int PRODUCERS>
+__global__ void __launch_bounds__(THREADS)
+    stencil_v9_thread_scope_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
+                                   std::size_t n) {
+  constexpr int CONSUMERS = THREADS - PRODUCERS;
+  __shared__ alignas(16) float s_slot[SLOT_FLOATS];
+  const int t = threadIdx.x;
+  for (int i = t; i < SLOT_FLOATS; i += THREADS) s_slot[i] = __int_as_float(0x7fc00000);  // NaN
+  __syncthreads();
+  const std::size_t my_tiles = tiles_for_block(n);
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    const std::size_t base = tile_base(k);
+    if (t >= PRODUCERS) {
+      __pipeline_wait_prior(0);  // BUG: this thread committed nothing; returns immediately
+      stencil_slot(s_slot, d_out, base, tile_count(n, base), t - PRODUCERS, CONSUMERS);
+    }
+    __syncthreads();  // the adversarial schedule: consumers read before producers issue
+    if (t < PRODUCERS) {
+      for (int v = t; v < SLOT_VECS; v += PRODUCERS) {
+        const long long first = static_cast<long long>(base) - HALO + 4 * v;
+        if (first >= 0 && first < static_cast<long long>(n))
+          __pipeline_memcpy_async(s_slot + 4 * v, d_in + first, 16);
+        else
+          *reinterpret_cast<float4*>(s_slot + 4 * v) = make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+      __pipeline_commit();
+      __pipeline_wait_prior(0);  // the producer's own copies: this wait does work
+    }
+    __syncthreads();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit).
+// ---------------------------------------------------------------------------------------------
+template <class Kernel>
+unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
+  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
+  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
+  return static_cast<unsigned>(per_sm * sm_count);
+}
+
+using Launch = void (*)(const float*, float*, std::size_t, int, int, cudaStream_t);
+
+template <class Kernel>
+void launch_persistent(Kernel kernel, const float* d_in, float* d_out, std::size_t n, int sm_count,
+                       int blocks_per_sm, cudaStream_t s) {
+  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n);
+}
+template <int STAGES>
+void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
+                       cudaStream_t s) {
+  launch_persistent(stencil_v0_unified_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
+}
+template <int STAGES, int PRODUCERS>
+void launch_stencil_v1(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
+                       cudaStream_t s) {
+  launch_persistent(stencil_v1_split_kernel<STAGES, PRODUCERS>, d_in, d_out, n, sms, bps, s);
+}
+inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
+                              cudaStream_t s) {
+  launch_persistent(stencil_v9_thread_scope_kernel<64>, d_in, d_out, n, sms, bps, s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference
+// ---------------------------------------------------------------------------------------------
+inline std::vector<float> reference_stencil(const std::vector<float>& in) {
+  const std::size_t n = in.size();
+  std::vector<float> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    float sum = 0.0f;  // 15 terms on a 2^-10 grid below 512 in magnitude: exact in fp32
+    for (int k = -RADIUS; k <= RADIUS; ++k) {
+      const long long j = static_cast<long long>(i) + k;
+      sum += j >= 0 && j < static_cast<long long>(n) ? in[static_cast<std::size_t>(j)] : 0.0f;
+    }
+    out[i] = sum;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problem: one input and one output buffer of `size` bytes (floats).
+// ---------------------------------------------------------------------------------------------
+struct Problem {
+  explicit Problem(const tut::RunConfig& cfg) : cfg(cfg), n(cfg.size / 4), d_in(n), d_out(n) {
+    h_in.resize(n);
+    tut::fill_unique_exact_floats(h_in.data(), n, cfg.seed);
+    d_in.upload(h_in);
+  }
+  void poison(cudaStream_t s) { d_out.poison(s); }
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    const std::vector<float> got = d_out.download(s);
+    if (want.empty()) want = reference_stencil(h_in);
+    return tut::compare_exact_floats(got.data(), want.data(), n);
+  }
+  double work() const { return 2.0 * static_cast<double>(cfg.size); }
+  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
+  int sms() const { return cfg.device.sm_count; }
+  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+
+  tut::RunConfig cfg;
+  std::size_t n;
+  tut::DeviceBuffer<float> d_in, d_out;
+  std::vector<float> h_in, want;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The variant registry: the ratio sweep at 256 threads per block, --blocks-per-sm per SM.
+// ---------------------------------------------------------------------------------------------
+inline std::vector<tut::Variant<Problem>> variants() {
+  using V = tut::Variant<Problem>;
+  std::vector<V> v;
+  auto add = [&](const char* key, const char* name, const char* description, Launch launch) {
+    v.push_back(V{key, name, description, [launch](Problem& p, cudaStream_t s) {
+                    launch(p.d_in.data(), p.d_out.data(), p.n, p.sms(), p.blocks_per_sm(), s);
+                  }});
+  };
+  add("v0_unified_s4", "v0 unified 8 warps, 4-stage",
+      "chapter 04: thread-scope cuda::pipeline, every thread copies and computes",
+      launch_stencil_v0<4>);
+  add("v0_unified_s8", "v0 unified 8 warps, 8-stage", "the same, 8 stages", launch_stencil_v0<8>);
+  add("v1_split_p1c7_s4", "v1 split 1P:7C, 4-stage",
+      "block-scope cuda::pipeline: 1 producer warp, 7 consumer warps", launch_stencil_v1<4, 32>);
+  add("v1_split_p2c6_s4", "v1 split 2P:6C, 4-stage", "2 producer warps, 6 consumer warps",
+      launch_stencil_v1<4, 64>);
+  add("v1_split_p4c4_s4", "v1 split 4P:4C, 4-stage", "4 producer warps, 4 consumer warps",
+      launch_stencil_v1<4, 128>);
+  add("v1_split_p6c2_s4", "v1 split 6P:2C, 4-stage", "6 producer warps, 2 consumer warps",
+      launch_stencil_v1<4, 192>);
+  add("v1_split_p2c6_s8", "v1 split 2P:6C, 8-stage", "2 producer warps, 6 consumer warps, 8 stages",
+      launch_stencil_v1<8, 64>);
+  add("v9_thread_scope", "v9 BROKEN: thread-scope hand-over",
+      "negative: consumers wait on their own (empty) commit groups; must FAIL", launch_stencil_v9);
+  v.back().negative = true;
+  return v;
+}
+
+}  // namespace ch07

@@ -13,7 +13,9 @@
 //   aligned_size_t<16>, sm_90        cp.async.bulk (the TMA unit) + mbarrier.expect_tx
 //
 // Two workloads, as in chapter 01: the radius-3 stencil (v0 is chapter 01's kernel) and the
-// 4 KiB tile-reversal stream (v3 is chapter 01's synchronous kernel at low occupancy).
+// 4 KiB tile-reversal stream (v3 is chapter 01's synchronous kernel at low occupancy). v5 keeps
+// v4's per-thread shape but completes through a thread-scope cuda::pipeline: LDGSTS.128 on
+// every architecture, which is the fix for v4's tiny bulk copies on sm_90.
 //
 // Minimum compute capability: 8.0 (cp.async and mbarrier arrived with Ampere); the sm_90 build
 // of v4 uses the Hopper bulk-copy path automatically.
@@ -22,6 +24,7 @@
 #pragma once
 
 #include <cuda/barrier>
+#include <cuda/pipeline>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
@@ -137,8 +140,10 @@ __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* _
     // is a halo thread) the halo, back to back; all are in flight together. Out-of-range
     // elements are plain shared stores of zero: they are ordered for the other threads by the
     // same arrive_and_wait (mbarrier.arrive releases, the wait acquires, at block scope).
+    // EXERCISE-BEGIN: memcpy_async d_in[i] -> s_tile[RADIUS + t], four_bytes, on bar; 0 if i >= n
     if (i < n) cuda::memcpy_async(&s_tile[RADIUS + t], &d_in[i], four_bytes, bar);
     else s_tile[RADIUS + t] = 0.0f;
+    // EXERCISE-END
     if (t < RADIUS) {
       const std::size_t left = base + t;  // element base - RADIUS + t
       if (left >= RADIUS && left - RADIUS < n)
@@ -265,6 +270,41 @@ __global__ void stream_v4_async_kernel(const float4* __restrict__ d_in, float4* 
 }
 
 // ---------------------------------------------------------------------------------------------
+// v5: v4's per-thread 16-byte copy, completed by a thread-scope cuda::pipeline instead
+// ---------------------------------------------------------------------------------------------
+// LESSON: v4 on sm_90 turns every thread's 16 bytes into its own TMA bulk request (UBLKCP) plus
+// an expect_tx on the shared barrier: 256 tiny requests and 256 transaction updates per 4 KiB
+// tile, all funnelled through one unit and one mbarrier. The copy is the same; the completion
+// object decides the instruction. With a thread-scope pipeline CCCL has no mbarrier to count
+// bytes on, so it emits the cp.async of sm_80 on sm_90 too:
+//   memcpy_async(.., aligned_size_t<16>, pipe)  cp.async.cg.shared.global [s], [g], 16, 16
+//                                               (LDGSTS.E.BYPASS.128: the LSU, skipping L1)
+//   producer_commit()                           cp.async.commit_group (LDGDEPBAR)
+//   pipeline_consumer_wait_prior<0>(pipe)       cp.async.wait_group 0 (DEPBAR.LE SB0, 0x0)
+// The wait covers only THIS thread's copies, so a __syncthreads() follows it before anyone reads
+// another thread's float4 (chapter 04 builds its multi-stage ring on exactly this pattern).
+__global__ void stream_v5_pipeline_kernel(const float4* __restrict__ d_in,
+                                          float4* __restrict__ d_out, std::size_t n_vecs) {
+  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();  // registers only
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    const std::size_t base = tile * STREAM_TILE_VECS;
+    const int count = tile_count(n_vecs, base);
+    pipe.producer_acquire();
+    if (t < count)
+      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(float4)), pipe);
+    pipe.producer_commit();  // every thread commits, copy or not: one group per tile
+    cuda::pipeline_consumer_wait_prior<0>(pipe);  // this thread's float4 has landed
+    __syncthreads();         // everyone's has: the whole tile is in s_tile
+    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    pipe.consumer_release();
+    __syncthreads();         // tile consumed before the next copies overwrite it
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // v9 (negative): reads the tile before the barrier phase completes
 // ---------------------------------------------------------------------------------------------
 // The bug: the stencil sum is computed between issuing the copies and arrive_and_wait(). The
@@ -350,6 +390,12 @@ inline void launch_stream_v4(const float4* d_in, float4* d_out, std::size_t n_ve
                              int blocks_per_sm, cudaStream_t s) {
   stream_v4_async_kernel<<<persistent_grid(stream_v4_async_kernel, sm_count, blocks_per_sm),
                            THREADS, 0, s>>>(d_in, d_out, n_vecs);
+}
+
+inline void launch_stream_v5(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
+                             int blocks_per_sm, cudaStream_t s) {
+  stream_v5_pipeline_kernel<<<persistent_grid(stream_v5_pipeline_kernel, sm_count, blocks_per_sm),
+                              THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sm_count,
@@ -470,6 +516,16 @@ inline std::vector<tut::Variant<Problem>> variants() {
       "the same kernel with as many blocks per SM as fit", kReverseTiles,
       [](Problem& p, cudaStream_t s) {
         launch_stream_v4(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 0, s);
+      });
+  add("v5_stream_pipe_low", "v5 stream memcpy_async<16> pipeline, low occ",
+      "v4's per-thread copy completed by a thread-scope cuda::pipeline: LDGSTS.128 on sm_90 too",
+      kReverseTiles, [](Problem& p, cudaStream_t s) {
+        launch_stream_v5(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.low_blocks_per_sm(), s);
+      });
+  add("v5_stream_pipe_full", "v5 stream memcpy_async<16> pipeline, full occ",
+      "the same kernel with as many blocks per SM as fit", kReverseTiles,
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 0, s);
       });
   add("v9_early_read", "v9 BROKEN: reads before the wait",
       "negative: sums the tile between issuing the copies and arrive_and_wait; must FAIL",

@@ -328,9 +328,11 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
     // Two jobs: (1) everyone's copies of tile kt are visible to everyone; (2) everyone has
     // finished computing on tile kt-1, so its slot, (kt-1) % NSTAGES, may be refilled.
     __syncthreads();
+    // EXERCISE-BEGIN: refill the slot tile kt-1 just freed with tile kt + NSTAGES - 1 (if it exists)
     const int next = kt + NSTAGES - 1;  // lands in slot next % NSTAGES == (kt-1) % NSTAGES
     if (next < num_k_tiles)
       issue_stage_cp_async(g, ld, s_ring + (next % NSTAGES) * STAGE_FLOATS, t, next * BK);
+    // EXERCISE-END
     cp_async_commit();
     const float* s_stage = s_ring + (kt % NSTAGES) * STAGE_FLOATS;
     mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);  // overlaps the copies in flight

@@ -232,7 +232,7 @@ __global__ void __launch_bounds__(THREADS)
 enum class Bug { kNone, kWrongTxCount, kWrongParity };
 
 // The ring is written once, as a device function templated on its shape (STAGES slots of
-// TILE_VECS x 16 B), so v1 (4 x 16 KiB) and v5-v7 (deeper rings, below) run the same code.
+// TILE_VECS x 16 B), so v1 (4 x 16 KiB) and v5-v7 (other ring shapes, below) run the same code.
 template <Bug BUG, int STAGES, int TILE_VECS>
 __device__ inline void bulk_ring_ptx(int4* s_ring, std::uint64_t* full, std::uint64_t* empty,
                                      const int4* __restrict__ d_in, int4* __restrict__ d_out,
@@ -315,19 +315,23 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v5-v7: the v1 ring, deeper - more bytes in flight for the one issuing thread
+// v5-v7: the v1 ring in other shapes - bytes in flight vs slot size, for one issuing thread
 // ---------------------------------------------------------------------------------------------
 // At one block per SM, the bytes a single SM has requested and not yet received are bounded
 // by the ring: at most STAGES x TILE bytes (less the slot being consumed). Little's law says
 // the bandwidth one SM can sustain is (bytes in flight) / (latency), so 4 x 16 KiB = 64 KiB
-// may be too little to cover DRAM latency under load at 132 SMs. Two ways to deepen it:
-//   more slots (v5: 8 x 16 KiB, v7: 12 x 16 KiB) - more, smaller copies for thread 0 to issue,
-//     and a finer-grained refill (a slot comes back after 16 KiB has been consumed);
-//   bigger slots (v6: 4 x 32 KiB) - the same 128 KiB as v5 with half the issues and half the
-//     barrier traffic, but each slot is released later (after all 32 KiB are consumed), so the
-//     bytes really in flight dip lower between refills.
-// All three need more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute in
-// persistent_grid), so only one block fits per SM: these are low-occupancy variants by design.
+// may be too little to cover DRAM latency under load at 132 SMs. But the slot size matters
+// too: a consumer starts only when ALL bytes of its slot have landed (the slowest of 128
+// 128-byte lines for 16 KiB), and a slot is refilled only after all 8 warps have read it.
+// The three variants separate the two effects (v1 = 4 x 16 KiB is the reference point):
+//   v5: 8 x 16 KiB  - twice v1's bytes in flight, the same slot size;
+//   v6: 4 x 32 KiB  - the same 128 KiB as v5 in half the issues and barrier operations, but
+//                     coarser slots: each is released later, so the bytes really in flight
+//                     dip lower between refills;
+//   v7: 16 x 4 KiB  - v1's 64 KiB in 4 KiB slots (v0's granularity): refills 4x finer, but
+//                     thread 0 issues 4x as many copies (wait empty, expect_tx, UBLKCP each).
+// All three use more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute in
+// persistent_grid); they run at --blocks-per-sm (default 1), clamped to what fits.
 template <int STAGES, int TILE_VECS>
 __global__ void __launch_bounds__(THREADS)
     stream_v5_bulk_deep_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
@@ -585,7 +589,7 @@ void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned
                                  bytes / 16, d_error);
 }
 
-// v5-v7: a deeper v1 ring (STAGES x TILE_VECS x 16 B of dynamic shared memory).
+// v5-v7: the v1 ring as STAGES slots of TILE_VECS x 16 B (dynamic shared memory).
 template <int STAGES, int TILE_VECS>
 void launch_stream_v5_deep(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
                            int sm_count, int blocks_per_sm, cudaStream_t s) {
@@ -729,7 +733,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
       [](Problem& p, cudaStream_t s) {
         launch_stream_v4(p.d_in.data(), p.d_out.data(), p.cfg.size, p.sms(), p.low(), s);
       });
-  // v5-v7: deeper rings for the one issuing thread (1 block/SM: > 48 KiB dynamic smem each)
+  // v5-v7: other ring shapes for the one issuing thread (> 48 KiB dynamic smem each)
   add("v5_bulk_8x16K_low", "v5 bulk PTX 8x16K, low occ",
       "v1's ring with 8 slots of 16 KiB: 128 KiB in flight per block, at --blocks-per-sm",
       [](Problem& p, cudaStream_t s) {
@@ -742,11 +746,11 @@ inline std::vector<tut::Variant<Problem>> variants() {
         launch_stream_v5_deep<4, 2048>(p.d_in.data(), p.d_out.data(), p.cfg.size,
                                        p.d_error.data(), p.sms(), p.low(), s);
       });
-  add("v7_bulk_12x16K_low", "v7 bulk PTX 12x16K, low occ",
-      "v1's ring with 12 slots of 16 KiB: 192 KiB in flight per block, at --blocks-per-sm",
+  add("v7_bulk_16x4K_low", "v7 bulk PTX 16x4K, low occ",
+      "v1's ring with 16 slots of 4 KiB: v1's 64 KiB, 4x finer refills, 4x the issues",
       [](Problem& p, cudaStream_t s) {
-        launch_stream_v5_deep<12, 1024>(p.d_in.data(), p.d_out.data(), p.cfg.size,
-                                        p.d_error.data(), p.sms(), p.low(), s);
+        launch_stream_v5_deep<16, 256>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
       });
   add("v8_wrong_tx", "v8 BROKEN: expect_tx +16 B",
       "negative: announces 16 bytes too many; the phase never completes; bounded wait gives up",

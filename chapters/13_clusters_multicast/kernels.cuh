@@ -199,8 +199,10 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
         ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, dst, src, TILE_BYTES, &full[s]);
     } else if constexpr (SH == Share::kMulticastPtx || SH == Share::kBadMask) {
       // BUG kBadMask: the mask leaves out the last rank, so its table tile never arrives.
+      // EXERCISE-BEGIN: build the CTA mask (one bit per rank of the C-block cluster), and let only the tile's owner issue ONE multicast bulk load of the table tile into dst of every block, completing on each block's full[s]
       const std::uint16_t mask = SH == Share::kBadMask ? (1u << (C - 1)) - 1 : (1u << C) - 1;
       if (owns) ptx_bulk_load_multicast(dst, src, TILE_BYTES, &full[s], mask);
+      // EXERCISE-END
     } else {  // kMulticastCccl (CCCL declares it for sm_90a only)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
       if (owns)

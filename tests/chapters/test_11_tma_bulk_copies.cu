@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(Ch11, Positive,
                          ::testing::Values("v0_cpasync_low", "v1_bulk_ptx_low", "v1_bulk_ptx_full",
                                            "v2_bulk_cccl_low", "v3_bulk_store_low",
                                            "v4_memcpy_async_low", "v5_bulk_8x16K_low",
-                                           "v6_bulk_4x32K_low", "v7_bulk_12x16K_low"));
+                                           "v6_bulk_4x32K_low", "v7_bulk_16x4K_low"));
 
 TEST(Ch11Large, BulkStoreAt64MiB) {
   SKIP_UNLESS_GPU(9, 0);

@@ -48,7 +48,8 @@ TEST_P(Positive, MatchesReferenceAtEdgeShapes) {
 INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                          ::testing::Values("v0_cpasync_full", "v0_cpasync_low", "v1_tma_ptx_full",
                                            "v2_tma_sw128_full", "v2_tma_sw128_low",
-                                           "v3_tma_store_full"));
+                                           "v3_tma_store_full", "v4_tma_rowread_full",
+                                           "v5_tma_tall128_full", "v6_tma_tall256_full"));
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {
   SKIP_UNLESS_GPU(9, 0);

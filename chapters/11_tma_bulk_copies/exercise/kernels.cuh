@@ -1,0 +1,771 @@
+// EXERCISE for chapter 11_tma_bulk_copies, generated from ../kernels.cuh by tools/make_exercise.py.
+// Fill in every TODO(exercise) until `chNN_topic_exercise` reports PASS.
+// Chapter 11: TMA bulk copies (1D) - one thread moves a whole 16 KiB tile
+//
+// What it adds over the cp.async chapters: on Hopper the Tensor Memory Accelerator (TMA) copies
+// a contiguous block of global memory into shared memory by itself. ONE thread issues
+// `cp.async.bulk` for the whole tile (SASS UBLKCP.S.G); the TMA unit streams the bytes and,
+// as they land, decrements the transaction count of an mbarrier in shared memory. Consumers
+// wait on that mbarrier's phase bit (`mbarrier.try_wait.parity`) instead of each thread
+// tracking its own commit groups. No register holds the data, no thread spends issue slots on
+// per-16-byte copies, and the bytes in flight no longer scale with the number of threads.
+//
+// Workload (the same as chapters 01 and 06, so numbers compare): a tile-through-shared copy in
+// which every 4 KiB sub-tile is written out in reverse 16-byte order, so the data really passes
+// through shared memory. The TMA tile is 16 KiB (four 4 KiB sub-tiles).
+//
+// Each mechanism is taught twice: v1 in raw inline PTX (you see every instruction), v2 with
+// CCCL's cuda::ptx wrappers (the same instructions, typed). v3 adds the bulk STORE
+// (shared -> global, bulk_group completion) and the fence.proxy.async rule. v4 shows
+// cuda::memcpy_async + cuda::barrier, which on sm_90 with 16-byte alignment becomes the same
+// cp.async.bulk. v8/v9 are deliberately broken: wrong expect_tx byte count, wrong parity.
+//
+// Minimum compute capability: 9.0 (cp.async.bulk and mbarrier transaction counts are sm_90).
+// Run:    build/bin/ch11_tma_bulk_copies [--blocks-per-sm=N] [--size=1G] [--list]
+// Output: the harness table (median/min ms, GB/s, % of the memcpy ceiling, vs v0, check).
+#pragma once
+
+#include <cuda/barrier>
+#include <cuda/ptx>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
+
+namespace ch11 {
+
+// ---------------------------------------------------------------------------------------------
+// Constants
+// ---------------------------------------------------------------------------------------------
+constexpr int THREADS = 256;                       // threads per block, every kernel here
+constexpr int WARPS = THREADS / 32;
+constexpr int SUB_VECS = 256;                      // reversal unit: 256 x 16 B = 4 KiB
+constexpr int CPA_TILE_VECS = THREADS;             // v0: one 16 B cp.async per thread = 4 KiB
+constexpr int CPA_STAGES = 8;                      // v0: 8 x 4 KiB ring (chapter 06's best)
+constexpr int TMA_TILE_VECS = 1024;                // v1..v4: 1024 x 16 B = 16 KiB per bulk copy
+constexpr int TMA_TILE_BYTES = TMA_TILE_VECS * 16;
+constexpr int TMA_STAGES = 4;                      // 4 x 16 KiB = 64 KiB ring
+constexpr int VECS_PER_THREAD = TMA_TILE_VECS / THREADS;  // 4
+static_assert(TMA_TILE_VECS % SUB_VECS == 0, "a TMA tile holds whole reversal sub-tiles");
+
+// A bounded wait: an mbarrier wait that never completes (a wrong byte count, a wrong phase)
+// would otherwise hang the GPU. Every wait here gives up after this many SM clock cycles
+// (about 1 s at 1.98 GHz), records the failure in a device flag and leaves the poison.
+constexpr long long WAIT_BUDGET_CYCLES = 1ll << 31;
+constexpr unsigned kErrFullTimeout = 1u;   // a consumer never saw its tile land
+constexpr unsigned kErrEmptyTimeout = 2u;  // the producer never saw a slot released
+
+// Vectors in the tile of `tile_vecs` that starts at `base` (fewer for the last tile).
+__host__ __device__ inline int tile_count(std::size_t n_vecs, std::size_t base, int tile_vecs) {
+  const std::size_t left = n_vecs - base;
+  return static_cast<int>(left < static_cast<std::size_t>(tile_vecs) ? left : tile_vecs);
+}
+
+// Output vector i of a tile with `count` vectors reads input vector reversed_source(i): each
+// 4 KiB sub-tile (the last one possibly partial) is reversed within itself.
+__host__ __device__ inline int reversed_source(int i, int count) {
+  const int sub = i - i % SUB_VECS;
+  const int cnt = count - sub < SUB_VECS ? count - sub : SUB_VECS;
+  return sub + cnt - 1 - (i - sub);
+}
+
+// This block's share of a grid-stride loop: tiles blockIdx.x, blockIdx.x + gridDim.x, ...
+__device__ inline std::size_t tiles_of_this_block(std::size_t num_tiles) {
+  return blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 16-byte rules, checked on the host before any bulk copy is launched.
+// ---------------------------------------------------------------------------------------------
+// cp.async.bulk needs: source and destination addresses 16-byte aligned, size a multiple of
+// 16 bytes (PTX ISA, "cp.async.bulk"). Breaking them is undefined behaviour on the device (an
+// illegal-instruction or misaligned-address error at best), so the launchers refuse up front.
+inline std::string bulk_copy_violation(const void* dst, const void* src, std::size_t bytes) {
+  if (reinterpret_cast<std::uintptr_t>(src) % 16 != 0)
+    return "source address is not 16-byte aligned";
+  if (reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
+    return "destination address is not 16-byte aligned";
+  if (bytes % 16 != 0) return "size " + std::to_string(bytes) + " is not a multiple of 16 bytes";
+  return "";
+}
+
+inline void require_bulk_copy_rules(const void* dst, const void* src, std::size_t bytes) {
+  const std::string why = bulk_copy_violation(dst, src, bytes);
+  if (why.empty()) return;
+  std::fprintf(stderr,
+               "ch11: error: cp.async.bulk needs 16-byte aligned addresses and a size that is a "
+               "multiple of 16 bytes: %s\n", why.c_str());
+  std::exit(tut::kExitFail);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw PTX building blocks (v1 and the negatives). Shared-memory operands are 32-bit
+// shared-window addresses (__cvta_generic_to_shared), as the instructions expect.
+// ---------------------------------------------------------------------------------------------
+__device__ inline std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// mbarrier.init: expected arrivals per phase = count; phase 0 is current; tx-count = 0.
+__device__ inline void ptx_mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+               : "memory");
+}
+
+// The barrier was initialised by ordinary (generic-proxy) stores; the TMA unit (async proxy)
+// will update it. This fence makes the initialisation visible to the async proxy.
+__device__ inline void ptx_fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+// One arrival, and tx-count += bytes: "this phase also waits for `bytes` bytes to land".
+__device__ inline void ptx_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
+               ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+}
+
+// One arrival, no transaction bytes (a consumer releasing a slot).
+__device__ inline void ptx_arrive(std::uint64_t* bar) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar))
+               : "memory");
+}
+
+// The TMA copy: `bytes` from global `src` to shared `dst`; as they land the TMA unit performs
+// complete_tx on `bar` (tx-count -= bytes landed).
+__device__ inline void ptx_bulk_load(void* dst, const void* src, std::uint32_t bytes,
+                                     std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+      ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+}
+
+// true once the phase with parity `parity` has completed (acquire: the landed bytes are then
+// visible to this thread). The hardware may suspend the thread for a while before saying no.
+__device__ inline bool ptx_try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  std::uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+  return done != 0;
+}
+
+// LESSON: the bounded wait. try_wait returns false after a hardware time limit; we loop until
+// the phase completes or the budget runs out. Production code loops forever; a tutorial whose
+// negative variants must fail (not hang) cannot.
+__device__ inline bool ptx_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
+  const long long start = clock64();
+  while (!ptx_try_wait_parity(bar, parity))
+    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
+  return true;
+}
+
+// The same wait through cuda::ptx (v2, v3).
+__device__ inline bool cccl_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
+  const long long start = clock64();
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
+    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// v0: chapter 06's best - an 8-stage cp.async ring, every thread copies 16 B per 4 KiB tile
+// ---------------------------------------------------------------------------------------------
+// Copied here so "vs v0" is measured in the same run. Each thread issues LDGSTS for its own
+// 16 bytes, groups them per tile with commit_group and bounds the in-flight tiles with
+// wait_group; __syncthreads() makes every thread's copy visible to the block.
+__global__ void __launch_bounds__(THREADS)
+    stream_v0_cpasync_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                             std::size_t n_vecs) {
+  __shared__ alignas(16) int4 s_ring[CPA_STAGES][CPA_TILE_VECS];  // [8][256] x 16 B = 32 KiB
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + CPA_TILE_VECS - 1) / CPA_TILE_VECS;
+  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+  auto issue = [&](std::size_t j) {  // tile j of this block -> slot j % STAGES, then commit
+    if (j < my_tiles) {
+      const std::size_t base = (blockIdx.x + j * gridDim.x) * CPA_TILE_VECS;
+      if (t < tile_count(n_vecs, base, CPA_TILE_VECS))
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         smem_addr(&s_ring[j % CPA_STAGES][t])),
+                     "l"(d_in + base + t)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");  // empty groups keep the count uniform
+  };
+  // prologue: fill STAGES-1 slots
+  for (int j = 0; j < CPA_STAGES - 1; ++j) issue(j);
+  // steady state
+  for (std::size_t j = 0; j < my_tiles; ++j) {
+    issue(j + CPA_STAGES - 1);  // into slot (j-1) % STAGES, released by last iteration's barrier
+    // j + STAGES groups committed; allowing STAGES-1 pending means groups 0..j are complete:
+    // this thread's 16 B of tile j have landed.
+    asm volatile("cp.async.wait_group %0;" ::"n"(CPA_STAGES - 1) : "memory");
+    __syncthreads();  // ... and every other thread's: slot j % STAGES holds tile j
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * CPA_TILE_VECS;
+    const int count = tile_count(n_vecs, base, CPA_TILE_VECS);
+    if (t < count) d_out[base + t] = s_ring[j % CPA_STAGES][reversed_source(t, count)];
+    __syncthreads();  // slot j % STAGES consumed before the next issue overwrites it
+  }
+  asm volatile("cp.async.wait_all;" ::: "memory");  // epilogue: drain the empty groups
+}
+
+// ---------------------------------------------------------------------------------------------
+// v1: cp.async.bulk ring in raw PTX - one producer thread, full/empty mbarrier pairs
+// ---------------------------------------------------------------------------------------------
+// Shared memory: STAGES slots of 16 KiB (dynamic), and per slot two mbarriers:
+//   full[s]   count 1  - the producer's arrive.expect_tx, plus the tile's bytes (tx-count):
+//                        phase n completes when tile j = s + n*STAGES has landed in slot s.
+//   empty[s]  count 8  - one arrival per warp after it has read the slot:
+//                        phase n completes when every warp has consumed tile s + n*STAGES.
+// PHASE-TRACKING INVARIANT (j = this block's tile number, s = j % STAGES, n = j / STAGES):
+//   consumer of tile j waits full[s]  with parity n & 1        (phase n: tile j landed)
+//   producer of tile j waits empty[s] with parity (n & 1) ^ 1  (phase n-1: tile j-STAGES read)
+// For n = 0 the producer waits on parity 1 of a fresh barrier: "the phase before phase 0",
+// which counts as complete, so the prologue passes straight through. Forgetting the ^ 1 is
+// variant v9's bug.
+enum class Bug { kNone, kWrongTxCount, kWrongParity };
+
+// The ring is written once, as a device function templated on its shape (STAGES slots of
+// TILE_VECS x 16 B), so v1 (4 x 16 KiB) and v5-v7 (other ring shapes, below) run the same code.
+template <Bug BUG, int STAGES, int TILE_VECS>
+__device__ inline void bulk_ring_ptx(int4* s_ring, std::uint64_t* full, std::uint64_t* empty,
+                                     const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                                     std::size_t n_vecs, unsigned* d_error) {
+  static_assert(TILE_VECS % SUB_VECS == 0 && TILE_VECS % THREADS == 0, "whole sub-tiles");
+  constexpr int PER_THREAD = TILE_VECS / THREADS;
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
+  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+
+  if (t == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      ptx_mbarrier_init(&full[s], 1);
+      ptx_mbarrier_init(&empty[s], WARPS);
+    }
+    ptx_fence_proxy_async_shared();
+  }
+  __syncthreads();  // nobody touches a barrier before it is initialised
+
+  // Producer step for tile j (thread 0 only): wait until the slot is free, announce the bytes,
+  // hand the copy to the TMA unit. Returns false if the slot never became free.
+  auto produce = [&](std::size_t j) -> bool {
+    const int s = static_cast<int>(j % STAGES);
+    const std::uint32_t n = static_cast<std::uint32_t>(j / STAGES);
+    const std::uint32_t parity = BUG == Bug::kWrongParity ? (n & 1) : ((n & 1) ^ 1);
+    if (!ptx_wait_parity_bounded(&empty[s], parity)) return false;
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
+    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
+    // BUG kWrongTxCount: announces 16 bytes more than the copy delivers, so tx-count never
+    // returns to zero and the phase never completes.
+    // TODO(exercise): one arrival on full[s] that also expects `bytes` bytes (arrive.expect_tx), then hand the copy of `bytes` from d_in + base into slot s to the TMA unit, completing on full[s]
+    return true;
+  };
+
+  // prologue: the producer fills up to STAGES slots (its empty-waits pass at once)
+  if (t == 0)
+    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
+      if (!produce(j)) {
+        atomicOr(d_error, kErrEmptyTimeout);
+        return;  // the consumers time out on full[] and return as well: poison stays
+      }
+
+  // steady state: consume tile j, release its slot, refill it with tile j + STAGES
+  for (std::size_t j = 0; j < my_tiles; ++j) {
+    const int s = static_cast<int>(j % STAGES);
+    if (!ptx_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1)) {
+      atomicOr(d_error, kErrFullTimeout);
+      return;
+    }
+    // slot s holds tile j (all its bytes are visible: try_wait has acquire semantics)
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
+    const int count = tile_count(n_vecs, base, TILE_VECS);
+    const int4* s_tile = s_ring + s * TILE_VECS;
+#pragma unroll
+    for (int q = 0; q < PER_THREAD; ++q) {
+      const int i = q * THREADS + t;
+      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];  // LDS.128 -> STG
+    }
+    __syncwarp();                           // the whole warp has read slot s ...
+    if (t % 32 == 0) ptx_arrive(&empty[s]);  // ... so its lane 0 releases it (release order)
+    if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) {
+      atomicOr(d_error, kErrEmptyTimeout);
+      return;
+    }
+  }
+  // No copy is in flight here: every issued tile was waited for by its consumers.
+}
+
+template <Bug BUG>
+__global__ void __launch_bounds__(THREADS)
+    stream_v1_bulk_ptx_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                              std::size_t n_vecs, unsigned* d_error) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
+  __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
+  bulk_ring_ptx<BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                                 d_in, d_out, n_vecs, d_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v5-v7: the v1 ring in other shapes - bytes in flight vs slot size, for one issuing thread
+// ---------------------------------------------------------------------------------------------
+// At one block per SM, the bytes a single SM has requested and not yet received are bounded
+// by the ring: at most STAGES x TILE bytes (less the slot being consumed). Little's law says
+// the bandwidth one SM can sustain is (bytes in flight) / (latency), so 4 x 16 KiB = 64 KiB
+// may be too little to cover DRAM latency under load at 132 SMs. But the slot size matters
+// too: a consumer starts only when ALL bytes of its slot have landed (the slowest of 128
+// 128-byte lines for 16 KiB), and a slot is refilled only after all 8 warps have read it.
+// The three variants separate the two effects (v1 = 4 x 16 KiB is the reference point):
+//   v5: 8 x 16 KiB  - twice v1's bytes in flight, the same slot size;
+//   v6: 4 x 32 KiB  - the same 128 KiB as v5 in half the issues and barrier operations, but
+//                     coarser slots: each is released later, so the bytes really in flight
+//                     dip lower between refills;
+//   v7: 16 x 4 KiB  - v1's 64 KiB in 4 KiB slots (v0's granularity): refills 4x finer, but
+//                     thread 0 issues 4x as many copies (wait empty, expect_tx, UBLKCP each).
+// All three use more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute in
+// persistent_grid); they run at --blocks-per-sm (default 1), clamped to what fits.
+template <int STAGES, int TILE_VECS>
+__global__ void __launch_bounds__(THREADS)
+    stream_v5_bulk_deep_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                               std::size_t n_vecs, unsigned* d_error) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // [STAGES][TILE_VECS] x 16 B
+  __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
+  bulk_ring_ptx<Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                               d_in, d_out, n_vecs, d_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v2: the same ring through CCCL's cuda::ptx (one function per PTX instruction)
+// ---------------------------------------------------------------------------------------------
+// Mapping (PTX -> cuda::ptx, CCCL 3.0.1):
+//   mbarrier.init                         -> cuda::ptx::mbarrier_init(bar, count)
+//   fence.proxy.async.shared::cta         -> cuda::ptx::fence_proxy_async(space_shared)
+//   mbarrier.arrive.expect_tx.release.cta -> cuda::ptx::mbarrier_arrive_expect_tx(
+//                                              sem_release, scope_cta, space_shared, bar, bytes)
+//   cp.async.bulk.shared::cta.global...   -> cuda::ptx::cp_async_bulk(space_shared,
+//                                              space_global, dst, src, bytes, bar)
+//   mbarrier.try_wait.parity              -> cuda::ptx::mbarrier_try_wait_parity(bar, parity)
+//   mbarrier.arrive                       -> cuda::ptx::mbarrier_arrive(bar)
+__global__ void __launch_bounds__(THREADS)
+    stream_v2_bulk_cccl_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                               std::size_t n_vecs, unsigned* d_error) {
+  namespace ptx = cuda::ptx;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  int4* s_ring = reinterpret_cast<int4*>(smem_raw);  // [STAGES][TMA_TILE_VECS] x 16 B
+  __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
+  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+
+  if (t == 0) {
+    for (int s = 0; s < TMA_STAGES; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&empty[s], WARPS);
+    }
+    ptx::fence_proxy_async(ptx::space_shared);
+  }
+  __syncthreads();
+
+  auto produce = [&](std::size_t j) -> bool {  // same invariant as v1
+    const int s = static_cast<int>(j % TMA_STAGES);
+    const std::uint32_t parity = (static_cast<std::uint32_t>(j / TMA_STAGES) & 1) ^ 1;
+    if (!cccl_wait_parity_bounded(&empty[s], parity)) return false;
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], bytes);
+    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_ring + s * TMA_TILE_VECS,
+                       d_in + base, bytes, &full[s]);
+    return true;
+  };
+
+  if (t == 0)  // prologue
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
+      if (!produce(j)) {
+        atomicOr(d_error, kErrEmptyTimeout);
+        return;
+      }
+  for (std::size_t j = 0; j < my_tiles; ++j) {  // steady state
+    const int s = static_cast<int>(j % TMA_STAGES);
+    if (!cccl_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / TMA_STAGES) & 1)) {
+      atomicOr(d_error, kErrFullTimeout);
+      return;
+    }
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
+    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
+#pragma unroll
+    for (int q = 0; q < VECS_PER_THREAD; ++q) {
+      const int i = q * THREADS + t;
+      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];
+    }
+    __syncwarp();
+    if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
+    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) {
+      atomicOr(d_error, kErrEmptyTimeout);
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v3: bulk load AND bulk store - the data never passes through a register on its way out
+// ---------------------------------------------------------------------------------------------
+// The threads reverse slot s into one of two output staging buffers with ordinary stores
+// (STS), then thread 0 hands that buffer to the TMA unit: cp.async.bulk.global.shared::cta
+// (bulk_group completion). Two rules:
+//   1. fence.proxy.async: the STS writes belong to the generic proxy, the bulk store reads
+//      through the async proxy. Each writing thread fences before the barrier that precedes
+//      the store; without it the TMA unit may read stale shared memory.
+//   2. A staging buffer may be rewritten only once the store that reads it has finished
+//      READING it: cp.async.bulk.wait_group.read N waits until at most N bulk groups still
+//      read shared memory (their global writes may still be in flight, which is fine).
+// Here two staging buffers alternate, so before writing buffer j & 1 we allow 1 pending group
+// (the store of tile j-1, from the other buffer).
+__global__ void __launch_bounds__(THREADS)
+    stream_v3_bulk_store_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                                std::size_t n_vecs, unsigned* d_error) {
+  namespace ptx = cuda::ptx;
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  int4* s_ring = reinterpret_cast<int4*>(smem_raw);    // [STAGES][TMA_TILE_VECS] x 16 B
+  int4* s_out = s_ring + TMA_STAGES * TMA_TILE_VECS;   // [2][TMA_TILE_VECS] x 16 B
+  __shared__ __align__(8) std::uint64_t full[TMA_STAGES];
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
+  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+
+  if (t == 0) {
+    for (int s = 0; s < TMA_STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_proxy_async(ptx::space_shared);
+  }
+  __syncthreads();
+
+  // Here every slot is released by a __syncthreads (the loop has two anyway), so the producer
+  // needs no empty barriers: it refills slot s right after the barrier that ends tile j.
+  auto produce = [&](std::size_t j) {
+    const int s = static_cast<int>(j % TMA_STAGES);
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], bytes);
+    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_ring + s * TMA_TILE_VECS,
+                       d_in + base, bytes, &full[s]);
+  };
+  if (t == 0)  // prologue
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j) produce(j);
+
+  for (std::size_t j = 0; j < my_tiles; ++j) {  // steady state
+    const int s = static_cast<int>(j % TMA_STAGES);
+    const bool landed =
+        cccl_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / TMA_STAGES) & 1);
+    int4* s_dst = s_out + (j & 1) * TMA_TILE_VECS;
+    if (t == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // s_dst no longer read
+    // Barrier A: s_dst is free for everyone; and a block-uniform decision on a timeout, so no
+    // thread is left waiting at a later __syncthreads.
+    if (__syncthreads_or(!landed)) {
+      if (t == 0) {
+        atomicOr(d_error, kErrFullTimeout);
+        ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      }
+      return;
+    }
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
+    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
+#pragma unroll
+    for (int q = 0; q < VECS_PER_THREAD; ++q) {
+      const int i = q * THREADS + t;
+      if (i < count) s_dst[i] = s_tile[reversed_source(i, count)];  // LDS.128 -> STS.128
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // rule 1: my STS -> visible to the async proxy
+    __syncthreads();  // Barrier B: s_dst complete; slot s fully read
+    if (t == 0) {
+      ptx::cp_async_bulk(ptx::space_global, ptx::space_shared, d_out + base, s_dst,
+                         16u * count);
+      ptx::cp_async_bulk_commit_group();  // one bulk group per tile
+      if (j + TMA_STAGES < my_tiles) produce(j + TMA_STAGES);  // slot s was released by B
+    }
+  }
+  // epilogue: the stores must have finished reading shared memory before the block exits
+  // (and we wait for full completion, so the kernel's end really means "written").
+  if (t == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+}
+
+// ---------------------------------------------------------------------------------------------
+// v4: cuda::memcpy_async + cuda::barrier - the portable spelling of the same bulk copy
+// ---------------------------------------------------------------------------------------------
+// With a cuda::barrier<thread_scope_block> in shared memory, 16-byte aligned pointers and a
+// cuda::aligned_size_t<16> size, CCCL lowers memcpy_async on sm_90 to cp.async.bulk plus
+// mbarrier.expect_tx (asm_expect.txt asserts it). On sm_80 the same call becomes cp.async.
+// The barrier counts THREADS arrivals per phase; the issuing thread adds the bytes.
+// The waits are unbounded (cuda::barrier has no timed wait): this variant has no bug to catch.
+using block_barrier = cuda::barrier<cuda::thread_scope_block>;
+
+__global__ void __launch_bounds__(THREADS)
+    stream_v4_memcpy_async_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                                  std::size_t n_vecs) {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  int4* s_ring = reinterpret_cast<int4*>(smem_raw);  // [STAGES][TMA_TILE_VECS] x 16 B
+  // Raw storage, initialised with init() below: a `__shared__ cuda::barrier` would run a
+  // dynamic initialiser (warning 20054).
+  __shared__ __align__(8) unsigned char bar_storage[TMA_STAGES * sizeof(block_barrier)];
+  block_barrier* bar = reinterpret_cast<block_barrier*>(bar_storage);
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
+  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+  if (t == 0) {
+    for (int s = 0; s < TMA_STAGES; ++s) init(&bar[s], THREADS);
+    // As in v1: the TMA unit will complete_tx on these barriers (the CUDA programming guide's
+    // TMA example does the same after init()).
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+  __syncthreads();
+
+  auto produce = [&](std::size_t j) {
+    const int s = static_cast<int>(j % TMA_STAGES);
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::size_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
+    cuda::memcpy_async(s_ring + s * TMA_TILE_VECS, d_in + base,
+                       cuda::aligned_size_t<16>(bytes), bar[s]);
+  };
+  if (t == 0)  // prologue
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j) produce(j);
+  for (std::size_t j = 0; j < my_tiles; ++j) {  // steady state
+    const int s = static_cast<int>(j % TMA_STAGES);
+    // Phase completes when all THREADS arrived and the copy's bytes landed: slot s = tile j.
+    bar[s].arrive_and_wait();
+    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
+    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
+#pragma unroll
+    for (int q = 0; q < VECS_PER_THREAD; ++q) {
+      const int i = q * THREADS + t;
+      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];
+    }
+    __syncthreads();  // slot s consumed; the refill's bytes go to bar[s]'s next phase
+    if (t == 0 && j + TMA_STAGES < my_tiles) produce(j + TMA_STAGES);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers. blocks_per_sm = 0 means full occupancy. The grid is persistent (blocks_per_sm x
+// SMs blocks loop over the tiles), so occupancy is exactly what is asked for.
+// ---------------------------------------------------------------------------------------------
+constexpr std::size_t RING_SMEM_BYTES = std::size_t{TMA_STAGES} * TMA_TILE_BYTES;  // 64 KiB
+constexpr std::size_t STORE_SMEM_BYTES = RING_SMEM_BYTES + 2 * TMA_TILE_BYTES;     // 96 KiB
+
+template <class Kernel>
+unsigned persistent_grid(Kernel kernel, std::size_t smem, int sm_count, int blocks_per_sm) {
+  // Above 48 KiB of dynamic shared memory a kernel must opt in (once per kernel; cheap).
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(smem)));
+  const int fit = tut::max_blocks_per_sm(kernel, THREADS, smem);
+  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
+  return static_cast<unsigned>(per_sm * sm_count);
+}
+
+inline void launch_stream_v0(const void* d_in, void* d_out, std::size_t bytes, int sm_count,
+                             int blocks_per_sm, cudaStream_t s) {
+  stream_v0_cpasync_kernel<<<persistent_grid(stream_v0_cpasync_kernel, 0, sm_count,
+                                             blocks_per_sm), THREADS, 0, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16);
+}
+
+template <Bug BUG = Bug::kNone>
+void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                      int sm_count, int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  auto kernel = stream_v1_bulk_ptx_kernel<BUG>;
+  kernel<<<persistent_grid(kernel, RING_SMEM_BYTES, sm_count, blocks_per_sm), THREADS,
+           RING_SMEM_BYTES, s>>>(static_cast<const int4*>(d_in), static_cast<int4*>(d_out),
+                                 bytes / 16, d_error);
+}
+
+// v5-v7: the v1 ring as STAGES slots of TILE_VECS x 16 B (dynamic shared memory).
+template <int STAGES, int TILE_VECS>
+void launch_stream_v5_deep(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                           int sm_count, int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  constexpr std::size_t smem = std::size_t{STAGES} * TILE_VECS * 16;
+  static_assert(smem <= 200 * 1024, "leaves room under the 227 KiB per-block limit");
+  auto kernel = stream_v5_bulk_deep_kernel<STAGES, TILE_VECS>;
+  kernel<<<persistent_grid(kernel, smem, sm_count, blocks_per_sm), THREADS, smem, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
+}
+
+inline void launch_stream_v2(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                             int sm_count, int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  stream_v2_bulk_cccl_kernel<<<persistent_grid(stream_v2_bulk_cccl_kernel, RING_SMEM_BYTES,
+                                               sm_count, blocks_per_sm),
+                               THREADS, RING_SMEM_BYTES, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
+}
+
+inline void launch_stream_v3(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                             int sm_count, int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  stream_v3_bulk_store_kernel<<<persistent_grid(stream_v3_bulk_store_kernel, STORE_SMEM_BYTES,
+                                                sm_count, blocks_per_sm),
+                                THREADS, STORE_SMEM_BYTES, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
+}
+
+inline void launch_stream_v4(const void* d_in, void* d_out, std::size_t bytes, int sm_count,
+                             int blocks_per_sm, cudaStream_t s) {
+  require_bulk_copy_rules(d_out, d_in, bytes);
+  stream_v4_memcpy_async_kernel<<<persistent_grid(stream_v4_memcpy_async_kernel,
+                                                  RING_SMEM_BYTES, sm_count, blocks_per_sm),
+                                  THREADS, RING_SMEM_BYTES, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU reference: every 4 KiB sub-tile (256 x 16 B) reversed in 16-byte units, the last one
+// (possibly partial) within itself. Identical to chapter 01's reference.
+// ---------------------------------------------------------------------------------------------
+inline std::vector<std::uint32_t> reference_reverse_tiles(const std::vector<std::uint32_t>& in) {
+  const std::size_t n_vecs = in.size() / 4;
+  std::vector<std::uint32_t> out(in.size());
+  for (std::size_t base = 0; base < n_vecs; base += SUB_VECS) {
+    const std::size_t count = std::min<std::size_t>(SUB_VECS, n_vecs - base);
+    for (std::size_t t = 0; t < count; ++t)
+      for (int w = 0; w < 4; ++w) out[(base + t) * 4 + w] = in[(base + count - 1 - t) * 4 + w];
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problem: one input and one output buffer of `size` bytes, plus a device error word the
+// bounded waits report into. Bytes moved = size read + size written.
+// ---------------------------------------------------------------------------------------------
+struct Problem {
+  explicit Problem(const tut::RunConfig& cfg)
+      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words), d_error(1) {
+    h_in.resize(n_words);
+    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
+    d_in.upload(h_in);
+  }
+  void poison(cudaStream_t s) {
+    d_out.poison(s);
+    CUDA_CHECK(cudaMemsetAsync(d_error.data(), 0, sizeof(unsigned), s));
+  }
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    const std::vector<unsigned> err = d_error.download(s);
+    if (err[0] != 0)
+      std::printf("  device reported: %s%s(the kernel gave up instead of hanging)\n",
+                  err[0] & kErrFullTimeout ? "an mbarrier 'full' wait timed out; " : "",
+                  err[0] & kErrEmptyTimeout ? "an mbarrier 'empty' wait timed out; " : "");
+    const std::vector<std::uint32_t> got = d_out.download(s);
+    if (want.empty()) want = reference_reverse_tiles(h_in);
+    tut::VerifyResult r = tut::compare_exact_words(got.data(), want.data(), n_words);
+    if (err[0] != 0 && r.mismatches == 0) r.mismatches = 1;  // a timeout is a failure
+    return r;
+  }
+  double work() const { return 2.0 * static_cast<double>(cfg.size); }
+  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
+
+  int sms() const { return cfg.device.sm_count; }
+  int low() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+
+  tut::RunConfig cfg;
+  std::size_t n_words;
+  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
+  tut::DeviceBuffer<unsigned> d_error;
+  std::vector<std::uint32_t> h_in, want;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The variant registry
+// ---------------------------------------------------------------------------------------------
+inline std::vector<tut::Variant<Problem>> variants() {
+  using V = tut::Variant<Problem>;
+  std::vector<V> v;
+  auto add = [&](std::string key, std::string name, std::string desc,
+                 std::function<void(Problem&, cudaStream_t)> fn, bool negative = false) {
+    v.push_back(V{std::move(key), std::move(name), std::move(desc), std::move(fn)});
+    v.back().negative = negative;
+  };
+  add("v0_cpasync_full", "v0 cp.async 8-stage, full occ",
+      "chapter 06's ring: 16 B LDGSTS per thread, 4 KiB tiles, as many blocks per SM as fit",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v0(p.d_in.data(), p.d_out.data(), p.cfg.size, p.sms(), 0, s);
+      });
+  add("v0_cpasync_low", "v0 cp.async 8-stage, low occ",
+      "the same at --blocks-per-sm blocks per SM (default 1)",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v0(p.d_in.data(), p.d_out.data(), p.cfg.size, p.sms(), p.low(), s);
+      });
+  add("v1_bulk_ptx_full", "v1 bulk PTX 4x16K, full occ",
+      "raw PTX cp.async.bulk, one issuing thread, full/empty mbarrier ring; full occupancy",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v1(p.d_in.data(), p.d_out.data(), p.cfg.size, p.d_error.data(), p.sms(),
+                         0, s);
+      });
+  add("v1_bulk_ptx_low", "v1 bulk PTX 4x16K, low occ",
+      "the same at --blocks-per-sm blocks per SM",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v1(p.d_in.data(), p.d_out.data(), p.cfg.size, p.d_error.data(), p.sms(),
+                         p.low(), s);
+      });
+  add("v2_bulk_cccl_low", "v2 bulk cuda::ptx, low occ",
+      "v1 written with cuda::ptx wrappers, at --blocks-per-sm blocks per SM",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v2(p.d_in.data(), p.d_out.data(), p.cfg.size, p.d_error.data(), p.sms(),
+                         p.low(), s);
+      });
+  add("v3_bulk_store_low", "v3 bulk load+store, low occ",
+      "reverse into shared, fence.proxy.async, bulk store + wait_group.read; low occupancy",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v3(p.d_in.data(), p.d_out.data(), p.cfg.size, p.d_error.data(), p.sms(),
+                         p.low(), s);
+      });
+  add("v4_memcpy_async_low", "v4 memcpy_async+barrier, low",
+      "cuda::memcpy_async(aligned_size_t<16>) on a cuda::barrier -> cp.async.bulk on sm_90",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v4(p.d_in.data(), p.d_out.data(), p.cfg.size, p.sms(), p.low(), s);
+      });
+  // v5-v7: other ring shapes for the one issuing thread (> 48 KiB dynamic smem each)
+  add("v5_bulk_8x16K_low", "v5 bulk PTX 8x16K, low occ",
+      "v1's ring with 8 slots of 16 KiB: 128 KiB in flight per block, at --blocks-per-sm",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<8, 1024>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
+      });
+  add("v6_bulk_4x32K_low", "v6 bulk PTX 4x32K, low occ",
+      "v1's ring with 4 slots of 32 KiB: 128 KiB, half the issues of v5, at --blocks-per-sm",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<4, 2048>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
+      });
+  add("v7_bulk_16x4K_low", "v7 bulk PTX 16x4K, low occ",
+      "v1's ring with 16 slots of 4 KiB: v1's 64 KiB, 4x finer refills, 4x the issues",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v5_deep<16, 256>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                       p.d_error.data(), p.sms(), p.low(), s);
+      });
+  add("v8_wrong_tx", "v8 BROKEN: expect_tx +16 B",
+      "negative: announces 16 bytes too many; the phase never completes; bounded wait gives up",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v1<Bug::kWrongTxCount>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                             p.d_error.data(), p.sms(), 0, s);
+      },
+      true);
+  add("v9_wrong_parity", "v9 BROKEN: producer parity",
+      "negative: producer waits on empty[] parity n&1 instead of (n&1)^1; gives up, fails",
+      [](Problem& p, cudaStream_t s) {
+        launch_stream_v1<Bug::kWrongParity>(p.d_in.data(), p.d_out.data(), p.cfg.size,
+                                            p.d_error.data(), p.sms(), 0, s);
+      },
+      true);
+  return v;
+}
+
+}  // namespace ch11

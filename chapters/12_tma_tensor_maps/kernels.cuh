@@ -12,7 +12,9 @@
 // Workload: out = transpose(in) for an N x N float matrix (N a multiple of 4: the 16-byte
 // row-pitch rule), in 32 x 32 tiles. Tile (ty, tx) of `in` becomes tile (tx, ty) of `out`.
 // The transpose makes threads read the tile by COLUMN, which is where bank conflicts and
-// swizzling matter.
+// swizzling matter. v4-v6 read the swizzled box along ROWS instead (conflict-free LDS.128)
+// and v5/v6 use taller boxes (128 or 256 rows x 32 columns) so each output row receives
+// longer contiguous writes: they test why v0-v3 stop near 75% of the copy ceiling.
 //
 // Minimum compute capability: 9.0 (TMA). The driver function cuTensorMapEncodeTiled is
 // fetched at run time with cudaGetDriverEntryPointByVersion, so the binary does not link

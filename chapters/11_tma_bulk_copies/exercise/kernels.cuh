@@ -18,7 +18,9 @@
 // CCCL's cuda::ptx wrappers (the same instructions, typed). v3 adds the bulk STORE
 // (shared -> global, bulk_group completion) and the fence.proxy.async rule. v4 shows
 // cuda::memcpy_async + cuda::barrier, which on sm_90 with 16-byte alignment becomes the same
-// cp.async.bulk. v8/v9 are deliberately broken: wrong expect_tx byte count, wrong parity.
+// cp.async.bulk. v5-v7 run v1's ring in other shapes (8 x 16 KiB, 4 x 32 KiB, 16 x 4 KiB) to
+// separate bytes in flight from slot granularity at one block per SM. v8/v9 are deliberately
+// broken: wrong expect_tx byte count, wrong parity.
 //
 // Minimum compute capability: 9.0 (cp.async.bulk and mbarrier transaction counts are sm_90).
 // Run:    build/bin/ch11_tma_bulk_copies [--blocks-per-sm=N] [--size=1G] [--list]

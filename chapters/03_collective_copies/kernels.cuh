@@ -109,7 +109,9 @@ __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __r
     const std::size_t base = tile * STREAM_TILE_VECS;
     const int count = tile_count(n_vecs, base);
     // Identical arguments in every thread: the block's tile, not the thread's element.
+    // EXERCISE-BEGIN: one cg::memcpy_async, same args in every thread: count float4 -> s_tile
     cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);
+    // EXERCISE-END
     cg::wait(block);  // invariant: s_tile[0 .. count) holds tile `tile`, visible to all
     if (t < count) d_out[base + t] = s_tile[count - 1 - t];
     block.sync();     // consumed before the next call overwrites it

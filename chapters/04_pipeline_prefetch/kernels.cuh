@@ -21,6 +21,7 @@
 // Run:    build/bin/ch04_pipeline_prefetch [--blocks-per-sm=N] [--rounds=R] [--size=1G] [--json=F]
 // Output: the harness table, then the two sweeps (tables on stdout, JSON beside --json).
 #pragma once
+#define CH04_KERNELS_INCLUDED  // sweep.cuh checks it (it must not include kernels.cuh itself)
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
@@ -159,9 +160,13 @@ __global__ void __launch_bounds__(THREADS)
     pipe.producer_acquire();
     if (k < my_tiles) {
       const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+      // EXERCISE-BEGIN: if t < count: 16 B memcpy_async d_in[base + t] -> slot `slot`, on pipe
       if (t < tile_count(n_vecs, base))
         cuda::memcpy_async(&s_ring[slot * TILE_VECS + t], &d_in[base + t],
                            cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
+      // EXERCISE-STUB: (void)base;
+      // EXERCISE-STUB: (void)slot;
+      // EXERCISE-END
     }
     // LESSON: commit even when nothing was issued (past the last tile, or t >= count). An empty
     // group completes at once, and it keeps "the group committed in iteration k" == "tile k".

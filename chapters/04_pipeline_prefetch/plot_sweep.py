@@ -65,6 +65,10 @@ def main(argv):
         ax2.plot([r for r, _ in pts], [g for _, g in pts], marker="o", label=f"{stages} stage(s)")
     ax2.axhline(data["memcpy_gbs"], color="black", linestyle="--", linewidth=1, label="memcpy")
     ax2.set_xscale("symlog", linthresh=1)
+    rounds = sorted({p["rounds"] for p in data["intensity"]})
+    ax2.set_xlim(left=-0.2, right=max(rounds) * 1.3)  # symlog would otherwise show negatives
+    ax2.set_xticks(rounds)
+    ax2.set_xticklabels([str(r) for r in rounds])
     ax2.set_xlabel("rounds: dependent integer multiply-adds per 32-bit word")
     ax2.set_ylabel("GB/s (bytes read + written)")
     b = data["intensity_blocks_per_sm"]

@@ -12,7 +12,11 @@
 #include <fstream>
 #include <string>
 
-#include "kernels.cuh"
+// The includer includes its kernels.cuh first (main.cu, or exercise/main.cu with the exercise's
+// kernels.cuh): including "kernels.cuh" from here would always pick this directory's solution.
+#ifndef CH04_KERNELS_INCLUDED
+#error "include kernels.cuh before sweep.cuh"
+#endif
 
 namespace ch04 {
 

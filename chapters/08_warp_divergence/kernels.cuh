@@ -107,7 +107,10 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     __syncwarp();
     const std::size_t base = tile * TILE_CHUNKS + warp * SLICE_CHUNKS;
     const int m = slice_count(n_chunks, base);
+    // EXERCISE-BEGIN: lanes 0..m-1 write output chunk base + lane from the staged chunk m - 1 - lane of this warp's slice (another lane copied it: that is why the __syncwarp above is needed)
     if (lane < m) d_out[base + lane] = s_slots[slot][warp * SLICE_CHUNKS + m - 1 - lane];
+    // EXERCISE-STUB: (void)base, (void)m;
+    // EXERCISE-END
     // The slice has been read by every lane before any lane refills the slot.
     __syncwarp();
     stage(tile + std::size_t(STAGES) * gridDim.x, slot);
@@ -141,9 +144,12 @@ __global__ void slice_v0_converged_kernel(const Chunk* d_in, Chunk* d_out, std::
 struct IssueDivergent {
   __device__ void operator()(Chunk* s, const Chunk* g, int m, int lane, Pipe& pipe) const {
     if (is_issuer(lane)) {
+      // EXERCISE-BEGIN: 16 issuing lanes must stage all m chunks of the slice: issuer r = issuer_rank(lane) copies chunks r and r + 16 (each only if < m), 16 B each, into this lane's pipe
       const int r = issuer_rank(lane);
       if (r < m) cuda::memcpy_async(s + r, g + r, cuda::aligned_size_t<16>(16), pipe);
       if (r + 16 < m) cuda::memcpy_async(s + r + 16, g + r + 16, cuda::aligned_size_t<16>(16), pipe);
+      // EXERCISE-STUB: (void)s, (void)g, (void)m, (void)pipe;
+      // EXERCISE-END
     }
   }
 };

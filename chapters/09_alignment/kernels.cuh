@@ -210,8 +210,12 @@ inline int address_alignment(const void* src, int dst_off) {
 /// The widest copy those addresses allow: 16, 8, 4, or 1 (the byte loop; cp.async has no
 /// 2-byte form). The slice sizes are multiples of 16, so only the addresses limit it.
 inline int widest_alignment(const void* src, int dst_off) {
+  // EXERCISE-BEGIN: return the widest cp.async size that address_alignment(src, dst_off) allows: 16, 8 or 4, else 1 (the byte loop)
   const int a = address_alignment(src, dst_off);
   return a >= 16 ? 16 : a >= 8 ? 8 : a >= 4 ? 4 : 1;
+  // EXERCISE-STUB: (void)src, (void)dst_off;
+  // EXERCISE-STUB: return 16;  // always promising 16 is what this function must not do
+  // EXERCISE-END
 }
 
 /// The run-time check: does the promise `promised` hold for these addresses? Prints one clear

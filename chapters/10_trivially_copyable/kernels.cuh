@@ -33,7 +33,7 @@
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
-#include "particle.cuh"
+#include "chapters/10_trivially_copyable/particle.cuh"  // from the root: the exercise copy finds it too
 
 namespace ch10 {
 namespace cg = cooperative_groups;
@@ -98,10 +98,13 @@ struct AoS {
 struct SoA {
   __device__ void issue(const Warp& warp, float* s, const float* d_in, std::size_t n,
                         std::size_t base, int m, Pipe& pipe) const {
+    // EXERCISE-BEGIN: stage the six planes of this slice: plane j is m floats at d_in + j * n + base, copied to s + j * SLICE_PARTICLES with checked_memcpy_async and a 16-byte promise
     const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(float);  // 4 m, multiple of 16
     for (int j = 0; j < FIELDS; ++j)
       checked_memcpy_async(warp, s + j * SLICE_PARTICLES, d_in + j * n + base,
                            cuda::aligned_size_t<16>(bytes), pipe);
+    // EXERCISE-STUB: (void)warp, (void)s, (void)d_in, (void)n, (void)base, (void)m, (void)pipe;
+    // EXERCISE-END
   }
   __device__ void advance_one(float* s, int lane) const {
     float pos[3], vel[3];

@@ -16,7 +16,9 @@
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
 #        SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture;
-#        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY).
+#        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY);
+#        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
+#        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -72,7 +74,7 @@ fi
 
 # 3. every chapter at full size, with JSON
 mkdir -p "$WORK/json"
-want full && for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+want full && for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "${FULL_ONLY:-$ONLY}"); do
   name=$(basename "$exe")
   [ "$(left)" -gt 60 ] || { note "$name full run: skipped (time budget)"; continue; }
   timeout $(( $(left) - 30 )) "$exe" --json="$WORK/json/$name.json" > "$LOGS/$name.full.log" 2>&1

@@ -252,11 +252,15 @@ __global__ void __launch_bounds__(THREADS)
       read_slot(s_slot, r, count, c);
     } else {
       read_slot(s_slot, r, count, c);
-      // This thread's reads of the slot are done (the values are in registers). Its own
-      // arrive, with release semantics, orders them before the producer's next write: the
-      // 128th arrive completes the phase, and the producer's wait acquires it. Each thread
-      // vouches only for its own reads, so no __syncwarp and no lane-to-lane argument.
-      // TODO(exercise): release the slot: this thread has read its share of it
+      // Release the slot. Each thread vouches only for its own reads (no __syncwarp and no
+      // lane-to-lane argument): the 128th arrive completes the phase, and the producer's
+      // wait acquires it. But the next write into the slot comes from the TMA unit - the
+      // async proxy - and the arrive's release orders these reads only for the generic
+      // proxy. read_slot's LDS results are not used before the arrive, so they can still be
+      // in flight when the producer's next cp.async.bulk lands: run 2026-11-30-h200-b, without
+      // this fence, saw 184 words of the NEXT round's tile in the output (6 stages, 1 GiB).
+      // fence.proxy.async orders the reads before the release for both proxies.
+      // TODO(exercise): release the slot: fence this thread's reads against the async proxy, then arrive on empty[slot]
     }
     consume_and_store(r, d_out, tile, count, c, intensity);
   }

@@ -10,6 +10,11 @@ tmp=$(mktemp -d)
 tar -xzf "$tarball" -C "$tmp"
 mkdir -p "$dest/json" "$dest/logs"
 cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true
+# Profiling output (profile step): ncu CSVs, the summary tables, chapter ncu scripts' output.
+if [ -d "$tmp/json/ncu" ]; then mkdir -p "$dest/ncu"; cp "$tmp"/json/ncu/*.csv "$dest/ncu/"; fi
+cp "$tmp"/json/*.md "$tmp"/json/*.txt "$dest/" 2>/dev/null || true
+# Probes: keep the head of each synccheck log (the first reports say what was flagged).
+for f in "$tmp"/logs/probe.*.log; do [ -f "$f" ] && head -60 "$f" > "$dest/logs/$(basename "$f")"; done
 cp "$tmp"/logs/summary.txt "$tmp"/logs/environment.txt "$tmp"/logs/ctest.log "$dest/logs/"
 cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
 for f in "$tmp"/logs/*.full.log; do cp "$f" "$dest/logs/"; done
@@ -30,6 +35,8 @@ command: $command
 - \`logs/<chapter>.full.log\`: each chapter's full-size output
 - \`logs/sanitizer-summary.txt\`: compute-sanitizer memcheck/racecheck/synccheck/initcheck
 - \`json/\`: each chapter's \`--json\` output (tables and plots are made from these)
+- \`profile.md\`, \`ncu/\`, \`*.txt\` (when profiled): Nsight Compute counters per variant
+- \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
 EOT
 rm -rf "$tmp"
 echo "imported into $dest"

@@ -1,4 +1,5 @@
-# tutorial_add_chapter(<name> [MIN_ARCH <sm>] [SOURCES <files>...] [LIBRARIES <libs>...])
+# tutorial_add_chapter(<name> [MIN_ARCH <sm>] [ARCHS <arch>...] [SOURCES <files>...]
+#                      [LIBRARIES <libs>...])
 #
 # Adds one chapter, defined in the calling chapters/NN_topic/ directory:
 #   - the executable <name> (e.g. ch01_sync_shared_loads) in build/bin/, built from main.cu;
@@ -11,9 +12,10 @@
 #       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
 #       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
 # MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
-# (sm_90 when none are).
+# (sm_90 when none are). ARCHS overrides the architectures of the binary, its GPU tests and its
+# exercise (e.g. 90a-real for sm_90a-only instructions); the PTX listings keep MIN_ARCH's list.
 function(tutorial_add_chapter name)
-  cmake_parse_arguments(ARG "" "MIN_ARCH" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "MIN_ARCH" "SOURCES;LIBRARIES;ARCHS" ${ARGN})
   if(NOT ARG_SOURCES)
     set(ARG_SOURCES main.cu)
   endif()
@@ -34,10 +36,14 @@ function(tutorial_add_chapter name)
     set(archs ${kept})
   endif()
 
+  set(bin_archs ${archs})
+  if(ARG_ARCHS)
+    set(bin_archs ${ARG_ARCHS})
+  endif()
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE tutorial_common ${ARG_LIBRARIES})
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
   tutorial_cuda_flags(${name})
 
   # PTX, one file per architecture (CUDA_PTX_COMPILATION takes one architecture per target,
@@ -61,7 +67,7 @@ function(tutorial_add_chapter name)
   endforeach()
   add_custom_target(${name}_ptx ALL DEPENDS ${ptx_files})
   set_property(GLOBAL APPEND PROPERTY TUTORIAL_CHAPTERS ${name})
-  set_property(GLOBAL PROPERTY TUTORIAL_ARCHS_${name} "${archs}")
+  set_property(GLOBAL PROPERTY TUTORIAL_ARCHS_${name} "${bin_archs}")
 
   # Tests.
   add_test(NAME ${name} COMMAND ${name} --check-only)
@@ -85,7 +91,7 @@ function(tutorial_add_chapter name)
 
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/exercise/kernels.cuh)
     if(TUTORIAL_BUILD_EXERCISES)
-      tutorial_add_exercise(${name} "${archs}" "${ARG_SOURCES}" "${ARG_LIBRARIES}")
+      tutorial_add_exercise(${name} "${bin_archs}" "${ARG_SOURCES}" "${ARG_LIBRARIES}")
     endif()
     if(Python3_Interpreter_FOUND)
       add_test(NAME ${name}_exercise_in_sync

@@ -65,7 +65,7 @@ cols = [("L2 rd", "lts__t_sectors_op_read.sum", 32),
         ("DRAM rd", "dram__bytes_read.sum", 1),
         ("DRAM wr", "dram__bytes_write.sum", 1)]
 unit_scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "sector": 1, "": 1,
-              "nsecond": 1e-3, "usecond": 1, "msecond": 1e3}
+              "ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}
 print(f"ch13 L2 -> SM traffic, one launch per variant, {size_text} per buffer "
       f"({size // 65536} rows / blocks); MiB = 2^20 bytes")
 print(f"{'variant':20s}" + "".join(f"{c[0]:>11s}" for c in cols) + f"{'time us':>10s}")

@@ -18,7 +18,8 @@
 #        SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture;
 #        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY);
 #        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
-#        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c).
+#        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c);
+#        EXTRA_CMAKE_ARGS="-DTUTORIAL_BUILD_TESTS=OFF ..." passed to the configure step.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -47,7 +48,7 @@ trap pack EXIT
 # 1. build
 if ! want build; then note "build: not requested"
 elif cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH \
-     -DTUTORIAL_ONLY="${ONLY_DIRS:-}" -DTUTORIAL_BUILD_EXERCISES=ON \
+     -DTUTORIAL_ONLY="${ONLY_DIRS:-}" -DTUTORIAL_BUILD_EXERCISES=ON ${EXTRA_CMAKE_ARGS:-} \
      > "$LOGS/configure.log" 2>&1 && cmake --build $BUILD -j 16 -- -k 0 > "$LOGS/build.log" 2>&1; then
   note "build: ok"
 else

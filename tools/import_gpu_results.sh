@@ -15,13 +15,15 @@ if [ -d "$tmp/json/ncu" ]; then mkdir -p "$dest/ncu"; cp "$tmp"/json/ncu/*.csv "
 cp "$tmp"/json/*.md "$tmp"/json/*.txt "$dest/" 2>/dev/null || true
 # Probes: keep the head of each synccheck log (the first reports say what was flagged).
 for f in "$tmp"/logs/probe.*.log; do [ -f "$f" ] && head -60 "$f" > "$dest/logs/$(basename "$f")"; done
-cp "$tmp"/logs/summary.txt "$tmp"/logs/environment.txt "$tmp"/logs/ctest.log "$dest/logs/"
+for f in summary.txt environment.txt ctest.log; do  # a profile-only run has no ctest.log
+  [ -f "$tmp/logs/$f" ] && cp "$tmp/logs/$f" "$dest/logs/"
+done
 cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
-for f in "$tmp"/logs/*.full.log; do cp "$f" "$dest/logs/"; done
+for f in "$tmp"/logs/*.full.log; do [ -f "$f" ] && cp "$f" "$dest/logs/"; done
 # Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
 grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
   | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
-gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null)
+gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null || grep -m1 -oE "NVIDIA H[0-9]+" "$tmp/logs/environment.txt")
 date_run=$(tail -1 "$tmp/logs/environment.txt")
 cat > "$dest/RUN.md" <<EOT
 # GPU run $name

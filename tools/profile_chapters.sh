@@ -17,6 +17,7 @@ for exe in $(ls "$BIN"/ch[0-9][0-9]_* | grep -v _exercise | grep -E "$ONLY"); do
   case $name in
     ch15_*) size=2048 ;;          # matrix dimension
     ch12_*) size=8192 ;;          # matrix dimension
+    ch10_*) size=192M ;;          # a multiple of its 96-byte record group
     *)      size=256M ;;          # bytes per buffer
   esac
   timeout 300 ncu --clock-control none --nvtx --nvtx-include "profile/" \

@@ -64,6 +64,7 @@ passed_line=$(grep -E "tests passed" "$LOGS/ctest.log" | tail -1)
 skipped=$(grep -cE "\(Skipped\)|\[  SKIPPED \]" "$LOGS/ctest.log")
 note "ctest: rc=$ctest_rc; $passed_line; skipped lines: $skipped"
 grep -E "\*\*\*Failed|\(Failed\)|Skipped\)" "$LOGS/ctest.log" | head -40
+note "sass/ptx assertion failures in ctest: $(grep -cE "^FAIL " "$LOGS/ctest.log")"
 fi
 
 # 2b. the exercises: each unsolved exercise must FAIL its chapter's check
@@ -89,8 +90,6 @@ mkdir -p "$WORK/sass"
 want sass && for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -E "$ONLY"); do
   cuobjdump --dump-sass "$exe" > "$WORK/sass/$(basename "$exe").sass" 2>&1
 done
-sass_fail=$(grep -cE "^FAIL " "$LOGS/ctest.log")
-note "sass/ptx assertion failures in ctest: $sass_fail"
 
 # 5. compute-sanitizer, every tool, every chapter, check-only sizes; 4 at a time on the GPU,
 #    each bounded so the whole step fits the budget.
@@ -150,7 +149,7 @@ if want profile; then
   done
 fi
 
-pack
+# (the EXIT trap packs the results once, after this summary)
 echo
 echo "================ GPU check summary ================"
 printf '%s\n' "${summary[@]}"

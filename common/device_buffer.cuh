@@ -72,13 +72,4 @@ class DeviceBuffer {
   std::size_t count_ = 0;
 };
 
-/// @brief Resident blocks per SM for @p kernel at @p threads per block and @p dynamic_smem
-///        bytes of dynamic shared memory (what "full occupancy" means for a grid size).
-template <class Kernel>
-int max_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0) {
-  int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
-  return blocks;
-}
-
 }  // namespace tut

@@ -40,6 +40,7 @@
 #include "cuda_check.cuh"
 #include "device_info.cuh"
 #include "fill.hpp"
+#include "launch.cuh"
 #include "report.hpp"
 #include "stats.hpp"
 #include "timer.cuh"

@@ -101,33 +101,32 @@ __global__ void copy_v9_no_tail_kernel(const uint4* __restrict__ d_in, uint4* __
 // ---------------------------------------------------------------------------------------------
 // Launchers: a full-occupancy persistent grid (resident blocks per SM x SMs).
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned full_grid(Kernel kernel, int sm_count) {
-  return static_cast<unsigned>(tut::max_blocks_per_sm(kernel, THREADS) * sm_count);
-}
-
 inline void launch_copy_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            cudaStream_t s) {
   CUDA_CHECK(cudaMemcpyAsync(d_out, d_in, n_words * 4, cudaMemcpyDeviceToDevice, s));
 }
 inline void launch_copy_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  copy_v1_word_kernel<<<full_grid(copy_v1_word_kernel, sms), THREADS, 0, s>>>(d_in, d_out, n_words);
+  const unsigned grid = tut::persistent_grid(copy_v1_word_kernel, THREADS, sms);
+  copy_v1_word_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 inline void launch_copy_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  copy_v2_vec4_kernel<<<full_grid(copy_v2_vec4_kernel, sms), THREADS, 0, s>>>(
-      reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), n_words);
+  const unsigned grid = tut::persistent_grid(copy_v2_vec4_kernel, THREADS, sms);
+  copy_v2_vec4_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
+                                               reinterpret_cast<uint4*>(d_out), n_words);
 }
 inline void launch_copy_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  copy_v3_vec4_unrolled_kernel<<<full_grid(copy_v3_vec4_unrolled_kernel, sms), THREADS, 0, s>>>(
-      reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), n_words);
+  const unsigned grid = tut::persistent_grid(copy_v3_vec4_unrolled_kernel, THREADS, sms);
+  copy_v3_vec4_unrolled_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
+                                                        reinterpret_cast<uint4*>(d_out), n_words);
 }
 inline void launch_copy_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  copy_v9_no_tail_kernel<<<full_grid(copy_v9_no_tail_kernel, sms), THREADS, 0, s>>>(
-      reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out), n_words);
+  const unsigned grid = tut::persistent_grid(copy_v9_no_tail_kernel, THREADS, sms);
+  copy_v9_no_tail_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
+                                                  reinterpret_cast<uint4*>(d_out), n_words);
 }
 
 // ---------------------------------------------------------------------------------------------

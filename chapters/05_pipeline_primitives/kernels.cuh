@@ -282,38 +282,35 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit).
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 template <int STAGES>
 void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v0_cuda_pipeline_kernel<STAGES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 template <int STAGES, int COPY_BYTES>
 void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v1_primitives_kernel<STAGES, COPY_BYTES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 template <int STAGES>
 void launch_stream_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v2_mbarrier_kernel<STAGES>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v9_zfill_swapped_kernel;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_words);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
 // ---------------------------------------------------------------------------------------------

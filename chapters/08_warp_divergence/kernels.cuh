@@ -242,16 +242,10 @@ __global__ void slice_v9_half_only_kernel(const Chunk* d_in, Chunk* d_out, std::
 // ---------------------------------------------------------------------------------------------
 using KernelFn = void (*)(const Chunk*, Chunk*, std::size_t);
 
-inline unsigned persistent_grid(KernelFn kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_slice(KernelFn kernel, const Chunk* d_in, Chunk* d_out, std::size_t n_chunks,
                          int sm_count, int blocks_per_sm, cudaStream_t s) {
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out,
-                                                                            n_chunks);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_chunks);
 }
 inline void launch_slice_v0(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
   launch_slice(slice_v0_converged_kernel, i, o, n, sms, bps, s);

@@ -232,15 +232,12 @@ inline bool alignment_ok(const void* src, int dst_off, int promised, const char*
   return false;
 }
 
-inline int full_occupancy_grid(KernelFn kernel, int sm_count) {
-  return tut::max_blocks_per_sm(kernel, THREADS) * sm_count;
-}
-
 /// Launch `kernel`, which promises `promised` bytes of alignment, after checking the promise.
 inline void launch_copy(KernelFn kernel, int promised, const char* what, const unsigned char* src,
                         uint4* out, std::size_t size, int dst_off, int sm_count, cudaStream_t s) {
   if (!alignment_ok(src, dst_off, promised, what)) return;  // the output keeps its poison
-  kernel<<<full_occupancy_grid(kernel, sm_count), THREADS, 0, s>>>(src, out, size, dst_off);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count);
+  kernel<<<grid, THREADS, 0, s>>>(src, out, size, dst_off);
 }
 
 inline void launch_copy_v0(const unsigned char* src, uint4* out, std::size_t n, int off, int sms, cudaStream_t s) {

@@ -516,41 +516,33 @@ __global__ void probe_v5_box_kernel(const __grid_constant__ CUtensorMap map, int
 constexpr std::size_t RING_SMEM = std::size_t{STAGES} * TILE_BYTES + SMEM_ALIGN;       // 33 KiB
 constexpr std::size_t STORE_SMEM = RING_SMEM + 2 * std::size_t{TILE_BYTES};             // 41 KiB
 
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, std::size_t smem, int sm_count, int blocks_per_sm) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem)));
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS, smem);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_transpose_v0(const float* d_in, float* d_out, int n, int sms, int per_sm,
                                 cudaStream_t s) {
-  transpose_v0_cpasync_kernel<<<persistent_grid(transpose_v0_cpasync_kernel, 0, sms, per_sm),
-                                THREADS, 0, s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(transpose_v0_cpasync_kernel, THREADS, sms, per_sm);
+  transpose_v0_cpasync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 inline void launch_transpose_v1(const CUtensorMap& map_in, float* d_out, int n,
                                 unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
-  transpose_v1_tma_ptx_kernel<<<persistent_grid(transpose_v1_tma_ptx_kernel, RING_SMEM, sms,
-                                                per_sm),
-                                THREADS, RING_SMEM, s>>>(map_in, d_out, n, d_error);
+  const unsigned grid =
+      tut::persistent_grid(transpose_v1_tma_ptx_kernel, THREADS, sms, per_sm, RING_SMEM);
+  transpose_v1_tma_ptx_kernel<<<grid, THREADS, RING_SMEM, s>>>(map_in, d_out, n, d_error);
 }
 
 template <bool SWAP_COORDS = false>
 void launch_transpose_v2(const CUtensorMap& map_in_sw128, float* d_out, int n, unsigned* d_error,
                          int sms, int per_sm, cudaStream_t s) {
   auto kernel = transpose_v2_tma_swizzle_kernel<SWAP_COORDS>;
-  kernel<<<persistent_grid(kernel, RING_SMEM, sms, per_sm), THREADS, RING_SMEM, s>>>(
-      map_in_sw128, d_out, n, d_error);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, per_sm, RING_SMEM);
+  kernel<<<grid, THREADS, RING_SMEM, s>>>(map_in_sw128, d_out, n, d_error);
 }
 
 inline void launch_transpose_v3(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out,
                                 int n, unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
-  transpose_v3_tma_store_kernel<<<persistent_grid(transpose_v3_tma_store_kernel, STORE_SMEM, sms,
-                                                  per_sm),
-                                  THREADS, STORE_SMEM, s>>>(map_in_sw128, map_out, n, d_error);
+  const unsigned grid =
+      tut::persistent_grid(transpose_v3_tma_store_kernel, THREADS, sms, per_sm, STORE_SMEM);
+  transpose_v3_tma_store_kernel<<<grid, THREADS, STORE_SMEM, s>>>(map_in_sw128, map_out, n,
+                                                                  d_error);
 }
 
 // v4-v6: BOX_ROWS x 32 boxes in a ring of RING slots.
@@ -559,8 +551,8 @@ void launch_transpose_v4(const CUtensorMap& map, float* d_out, int n, unsigned* 
                          int per_sm, cudaStream_t s) {
   constexpr std::size_t smem = std::size_t{RING} * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
   auto kernel = transpose_v4_tma_rowread_kernel<BOX_ROWS, RING>;
-  kernel<<<persistent_grid(kernel, smem, sms, per_sm), THREADS, smem, s>>>(map, d_out, n,
-                                                                           d_error);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, per_sm, smem);
+  kernel<<<grid, THREADS, smem, s>>>(map, d_out, n, d_error);
 }
 
 inline void launch_probe_v5(const CUtensorMap& map, int x, int y, float* d_box, unsigned* d_error,

@@ -277,19 +277,12 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (capped at what fits)
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int smem_bytes, int sm_count, int blocks_per_sm) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS, smem_bytes);
-  const int per_sm = blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>((per_sm > 0 ? per_sm : 1) * sm_count);
-}
-
 template <int NSTAGES>
 void launch_ws_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int intensity,
                   int sm_count, int blocks_per_sm, cudaStream_t s) {
   constexpr int smem = NSTAGES * TILE_BYTES;
-  const unsigned grid = persistent_grid(ws_v0_pipeline_kernel<NSTAGES>, smem, sm_count, blocks_per_sm);
+  const unsigned grid =
+      tut::persistent_grid(ws_v0_pipeline_kernel<NSTAGES>, THREADS, sm_count, blocks_per_sm, smem);
   ws_v0_pipeline_kernel<NSTAGES><<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity);
 }
 
@@ -298,7 +291,7 @@ void launch_ws_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int inten
                   int sm_count, int blocks_per_sm, int* d_timed_out, cudaStream_t s) {
   constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
   const auto kernel = ws_v1_tma_kernel<NSTAGES, EARLY_RELEASE, RING_OFFSET>;
-  const unsigned grid = persistent_grid(kernel, smem, sm_count, blocks_per_sm);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
   kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_timed_out);
 }
 

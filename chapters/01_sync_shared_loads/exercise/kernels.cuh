@@ -141,35 +141,30 @@ __global__ void stream_v9_no_tail_kernel(const float4* __restrict__ d_in,
 // The grid is persistent: blocks_per_sm x SMs blocks loop over all tiles, so occupancy is
 // exactly what we ask for, whatever the size.
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
-  stencil_v0_sync_kernel<<<persistent_grid(stencil_v0_sync_kernel, sm_count, 0), THREADS, 0, s>>>(
-      d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(stencil_v0_sync_kernel, THREADS, sm_count);
+  stencil_v0_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 inline void launch_stream_v1(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v1_sync_kernel<<<persistent_grid(stream_v1_sync_kernel, sm_count, blocks_per_sm),
-                          THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v1_sync_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v1_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stream_v2(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v2_direct_kernel<<<persistent_grid(stream_v2_direct_kernel, sm_count, blocks_per_sm),
-                            THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v2_direct_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v2_direct_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stream_v9(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              cudaStream_t s) {
-  stream_v9_no_tail_kernel<<<persistent_grid(stream_v9_no_tail_kernel, sm_count, 0), THREADS, 0,
-                             s>>>(d_in, d_out, n_vecs);
+  const unsigned grid = tut::persistent_grid(stream_v9_no_tail_kernel, THREADS, sm_count);
+  stream_v9_no_tail_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 // ---------------------------------------------------------------------------------------------

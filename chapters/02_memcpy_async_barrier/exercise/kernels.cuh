@@ -354,53 +354,49 @@ __global__ void stencil_v9_early_read_kernel(const float* __restrict__ d_in,
 // ---------------------------------------------------------------------------------------------
 // Launchers. `blocks_per_sm` = 0 means full occupancy. Persistent grids, as in chapter 01.
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
-  stencil_v0_sync_kernel<<<persistent_grid(stencil_v0_sync_kernel, sm_count, 0), THREADS, 0, s>>>(
-      d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(stencil_v0_sync_kernel, THREADS, sm_count);
+  stencil_v0_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 inline void launch_stencil_v1(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
-  stencil_v1_async_kernel<<<persistent_grid(stencil_v1_async_kernel, sm_count, 0), THREADS, 0,
-                            s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(stencil_v1_async_kernel, THREADS, sm_count);
+  stencil_v1_async_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 inline void launch_stencil_v2(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
-  stencil_v2_bytes_kernel<<<persistent_grid(stencil_v2_bytes_kernel, sm_count, 0), THREADS, 0,
-                            s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(stencil_v2_bytes_kernel, THREADS, sm_count);
+  stencil_v2_bytes_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 inline void launch_stream_v3(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v3_sync_kernel<<<persistent_grid(stream_v3_sync_kernel, sm_count, blocks_per_sm), THREADS,
-                          0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v3_sync_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v3_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stream_v4(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v4_async_kernel<<<persistent_grid(stream_v4_async_kernel, sm_count, blocks_per_sm),
-                           THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v4_async_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v4_async_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stream_v5(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v5_pipeline_kernel<<<persistent_grid(stream_v5_pipeline_kernel, sm_count, blocks_per_sm),
-                              THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v5_pipeline_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v5_pipeline_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
-  stencil_v9_early_read_kernel<<<persistent_grid(stencil_v9_early_read_kernel, sm_count, 0),
-                                 THREADS, 0, s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(stencil_v9_early_read_kernel, THREADS, sm_count);
+  stencil_v9_early_read_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 // ---------------------------------------------------------------------------------------------

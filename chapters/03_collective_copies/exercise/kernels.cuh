@@ -296,19 +296,13 @@ __global__ void stream_v9_one_warp_kernel(const float4* __restrict__ d_in,
 // ---------------------------------------------------------------------------------------------
 // Launchers. `blocks_per_sm` = 0 means full occupancy. Persistent grids, as in chapter 01.
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 using StreamKernel = void (*)(const float4*, float4*, std::size_t);
 using StencilKernel = void (*)(const float*, float*, std::size_t);
 
 inline void launch_stream(StreamKernel kernel, const float4* d_in, float4* d_out,
                           std::size_t n_vecs, int sm_count, int blocks_per_sm, cudaStream_t s) {
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 inline void launch_stream_v0(const float4* i, float4* o, std::size_t n, int sms, int bps,
                              cudaStream_t s) {
@@ -332,12 +326,14 @@ inline void launch_stream_v9(const float4* i, float4* o, std::size_t n, int sms,
 inline void launch_stencil_v4(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
   StencilKernel k = stencil_v4_perthread_kernel;
-  k<<<persistent_grid(k, sm_count, 0), THREADS, 0, s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(k, THREADS, sm_count);
+  k<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 inline void launch_stencil_v5(const float* d_in, float* d_out, std::size_t n, int sm_count,
                               cudaStream_t s) {
   StencilKernel k = stencil_v5_block_kernel;
-  k<<<persistent_grid(k, sm_count, 0), THREADS, 0, s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(k, THREADS, sm_count);
+  k<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -219,49 +219,36 @@ constexpr int NEGATIVE_STAGES = 1;
 // ---------------------------------------------------------------------------------------------
 // Launchers. `blocks_per_sm` = 0 means full occupancy (as many blocks as fit on an SM).
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm, std::size_t smem = 0) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS, smem);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v0_cg_double_kernel<<<persistent_grid(stream_v0_cg_double_kernel, sm_count, blocks_per_sm),
-                               THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v0_cg_double_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v0_cg_double_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 inline void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v1_sync_kernel<<<persistent_grid(stream_v1_sync_kernel, sm_count, blocks_per_sm), THREADS,
-                          0, s>>>(d_in, d_out, n_vecs);
+  const unsigned grid =
+      tut::persistent_grid(stream_v1_sync_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v1_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
-/// Shared memory of the STAGES-deep kernel, and the opt-in above the 48 KiB default.
-template <int STAGES, int WAIT_PRIOR = STAGES - 1>
-std::size_t prepare_stream_v2() {
-  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;
-  CUDA_CHECK(cudaFuncSetAttribute(stream_v2_pipeline_kernel<STAGES, WAIT_PRIOR>,
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem)));
-  return smem;
-}
-
-/// Resident blocks per SM of the STAGES-deep kernel (what "full occupancy" means for it).
+/// Resident blocks per SM of the STAGES-deep kernel (what "full occupancy" means for it): one
+/// SM's worth of a full-occupancy grid, which also opts the kernel in above 48 KiB.
 template <int STAGES>
 int fit_stream_v2() {
-  const std::size_t smem = prepare_stream_v2<STAGES>();
-  return tut::max_blocks_per_sm(stream_v2_pipeline_kernel<STAGES>, THREADS, smem);
+  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;
+  return static_cast<int>(
+      tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, /*sm_count=*/1, 0, smem));
 }
 
 template <int STAGES, int WAIT_PRIOR = STAGES - 1>
 void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const std::size_t smem = prepare_stream_v2<STAGES, WAIT_PRIOR>();
+  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;  // opted in below
   auto kernel = stream_v2_pipeline_kernel<STAGES, WAIT_PRIOR>;
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm, smem), THREADS, smem, s>>>(
-      d_in, d_out, n_vecs, rounds);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
+  kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, rounds);
 }
 
 inline void launch_stream_v9(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,

@@ -218,19 +218,13 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit).
 // ---------------------------------------------------------------------------------------------
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, int sm_count, int blocks_per_sm) {
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 using Launch = void (*)(const float*, float*, std::size_t, int, int, cudaStream_t);
 
 template <class Kernel>
 void launch_persistent(Kernel kernel, const float* d_in, float* d_out, std::size_t n, int sm_count,
                        int blocks_per_sm, cudaStream_t s) {
-  kernel<<<persistent_grid(kernel, sm_count, blocks_per_sm), THREADS, 0, s>>>(d_in, d_out, n);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 template <int STAGES>
 void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sms, int bps,

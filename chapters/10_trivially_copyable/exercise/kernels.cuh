@@ -189,7 +189,7 @@ __global__ void advance_v3_ctor_unchecked_kernel(const float* in, float* out, st
 using KernelFn = void (*)(const float*, float*, std::size_t);
 inline void launch_advance(KernelFn kernel, const float* in, float* out, std::size_t n, int sms,
                            cudaStream_t s) {
-  const int grid = tut::max_blocks_per_sm(kernel, THREADS) * sms;
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms);
   kernel<<<grid, THREADS, 0, s>>>(in, out, n);
 }
 inline void launch_advance_v0(const float* i, float* o, std::size_t n, int sms, cudaStream_t s) {

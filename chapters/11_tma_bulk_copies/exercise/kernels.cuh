@@ -331,8 +331,8 @@ __global__ void __launch_bounds__(THREADS)
 //                     dip lower between refills;
 //   v7: 16 x 4 KiB  - v1's 64 KiB in 4 KiB slots (v0's granularity): refills 4x finer, but
 //                     thread 0 issues 4x as many copies (wait empty, expect_tx, UBLKCP each).
-// All three use more than 48 KiB of dynamic shared memory (cudaFuncSetAttribute in
-// persistent_grid); they run at --blocks-per-sm (default 1), clamped to what fits.
+// All three use more than 48 KiB of dynamic shared memory (tut::persistent_grid opts
+// them in); they run at --blocks-per-sm (default 1), clamped to what fits.
 template <int STAGES, int TILE_VECS>
 __global__ void __launch_bounds__(THREADS)
     stream_v5_bulk_deep_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
@@ -563,21 +563,12 @@ __global__ void __launch_bounds__(THREADS)
 constexpr std::size_t RING_SMEM_BYTES = std::size_t{TMA_STAGES} * TMA_TILE_BYTES;  // 64 KiB
 constexpr std::size_t STORE_SMEM_BYTES = RING_SMEM_BYTES + 2 * TMA_TILE_BYTES;     // 96 KiB
 
-template <class Kernel>
-unsigned persistent_grid(Kernel kernel, std::size_t smem, int sm_count, int blocks_per_sm) {
-  // Above 48 KiB of dynamic shared memory a kernel must opt in (once per kernel; cheap).
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  static_cast<int>(smem)));
-  const int fit = tut::max_blocks_per_sm(kernel, THREADS, smem);
-  const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
-}
-
 inline void launch_stream_v0(const void* d_in, void* d_out, std::size_t bytes, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  stream_v0_cpasync_kernel<<<persistent_grid(stream_v0_cpasync_kernel, 0, sm_count,
-                                             blocks_per_sm), THREADS, 0, s>>>(
-      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16);
+  const unsigned grid =
+      tut::persistent_grid(stream_v0_cpasync_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v0_cpasync_kernel<<<grid, THREADS, 0, s>>>(static_cast<const int4*>(d_in),
+                                                    static_cast<int4*>(d_out), bytes / 16);
 }
 
 template <Bug BUG = Bug::kNone>
@@ -585,9 +576,10 @@ void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
   require_bulk_copy_rules(d_out, d_in, bytes);
   auto kernel = stream_v1_bulk_ptx_kernel<BUG>;
-  kernel<<<persistent_grid(kernel, RING_SMEM_BYTES, sm_count, blocks_per_sm), THREADS,
-           RING_SMEM_BYTES, s>>>(static_cast<const int4*>(d_in), static_cast<int4*>(d_out),
-                                 bytes / 16, d_error);
+  const unsigned grid =
+      tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, RING_SMEM_BYTES);
+  kernel<<<grid, THREADS, RING_SMEM_BYTES, s>>>(static_cast<const int4*>(d_in),
+                                                static_cast<int4*>(d_out), bytes / 16, d_error);
 }
 
 // v5-v7: the v1 ring as STAGES slots of TILE_VECS x 16 B (dynamic shared memory).
@@ -598,34 +590,35 @@ void launch_stream_v5_deep(const void* d_in, void* d_out, std::size_t bytes, uns
   constexpr std::size_t smem = std::size_t{STAGES} * TILE_VECS * 16;
   static_assert(smem <= 200 * 1024, "leaves room under the 227 KiB per-block limit");
   auto kernel = stream_v5_bulk_deep_kernel<STAGES, TILE_VECS>;
-  kernel<<<persistent_grid(kernel, smem, sm_count, blocks_per_sm), THREADS, smem, s>>>(
-      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
+  kernel<<<grid, THREADS, smem, s>>>(static_cast<const int4*>(d_in), static_cast<int4*>(d_out),
+                                     bytes / 16, d_error);
 }
 
 inline void launch_stream_v2(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   require_bulk_copy_rules(d_out, d_in, bytes);
-  stream_v2_bulk_cccl_kernel<<<persistent_grid(stream_v2_bulk_cccl_kernel, RING_SMEM_BYTES,
-                                               sm_count, blocks_per_sm),
-                               THREADS, RING_SMEM_BYTES, s>>>(
+  const unsigned grid = tut::persistent_grid(stream_v2_bulk_cccl_kernel, THREADS, sm_count,
+                                             blocks_per_sm, RING_SMEM_BYTES);
+  stream_v2_bulk_cccl_kernel<<<grid, THREADS, RING_SMEM_BYTES, s>>>(
       static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
 }
 
 inline void launch_stream_v3(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   require_bulk_copy_rules(d_out, d_in, bytes);
-  stream_v3_bulk_store_kernel<<<persistent_grid(stream_v3_bulk_store_kernel, STORE_SMEM_BYTES,
-                                                sm_count, blocks_per_sm),
-                                THREADS, STORE_SMEM_BYTES, s>>>(
+  const unsigned grid = tut::persistent_grid(stream_v3_bulk_store_kernel, THREADS, sm_count,
+                                             blocks_per_sm, STORE_SMEM_BYTES);
+  stream_v3_bulk_store_kernel<<<grid, THREADS, STORE_SMEM_BYTES, s>>>(
       static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error);
 }
 
 inline void launch_stream_v4(const void* d_in, void* d_out, std::size_t bytes, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
   require_bulk_copy_rules(d_out, d_in, bytes);
-  stream_v4_memcpy_async_kernel<<<persistent_grid(stream_v4_memcpy_async_kernel,
-                                                  RING_SMEM_BYTES, sm_count, blocks_per_sm),
-                                  THREADS, RING_SMEM_BYTES, s>>>(
+  const unsigned grid = tut::persistent_grid(stream_v4_memcpy_async_kernel, THREADS, sm_count,
+                                             blocks_per_sm, RING_SMEM_BYTES);
+  stream_v4_memcpy_async_kernel<<<grid, THREADS, RING_SMEM_BYTES, s>>>(
       static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16);
 }
 

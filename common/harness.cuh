@@ -110,6 +110,30 @@ struct Chapter {
   std::function<bool(const RunConfig&, cudaStream_t, const std::string& json_path)> after_table;
 };
 
+/// @brief Poison the output, launch @p v once, synchronise, verify against the CPU reference.
+/// @note  The poison is what makes the check honest: a kernel that writes nothing (or not
+///        everything) cannot pass on a previous run's output. Sweeps in `after_table` use this
+///        too, so every number they print comes from a checked kernel.
+template <class Problem>
+VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream) {
+  problem.poison(stream);
+  v.launch(problem, stream);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  return problem.verify(stream, v.reference);
+}
+
+/// @brief Time @p v on @p stream: @p warmup launches, then the median and minimum of
+///        @p repeats launches, each checked for launch errors (see time_on_stream()).
+template <class Problem>
+Timing time_variant(Problem& problem, const Variant<Problem>& v, cudaStream_t stream, int warmup,
+                    int repeats) {
+  return time_on_stream(stream, warmup, repeats, [&](cudaStream_t s) {
+    v.launch(problem, s);
+    CUDA_CHECK_LAST_LAUNCH();
+  });
+}
+
 namespace detail {
 
 /// Resolve --variant to registry indices. Empty vector + error text on an unknown key.
@@ -141,17 +165,6 @@ std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::
 }
 
 inline bool cc_at_least(const DeviceSummary& d, int cc) { return d.cc_major * 10 + d.cc_minor >= cc; }
-
-/// Poison, launch once, synchronise, verify. The poison is what makes the check honest: a
-/// kernel that writes nothing (or not everything) cannot pass on a previous run's output.
-template <class Problem>
-VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream) {
-  problem.poison(stream);
-  v.launch(problem, stream);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(stream));
-  return problem.verify(stream, v.reference);
-}
 
 /// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
 inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
@@ -292,10 +305,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       CUDA_CHECK_LAST_LAUNCH();
       CUDA_CHECK(cudaStreamSynchronize(stream));
       nvtxRangePop();
-      const Timing t = time_on_stream(stream, opt.warmup, opt.repeats, [&](cudaStream_t s) {
-        v.launch(problem, s);
-        CUDA_CHECK_LAST_LAUNCH();
-      });
+      const Timing t = time_variant(problem, v, stream, opt.warmup, opt.repeats);
       rows[r].timed = true;
       rows[r].median_ms = t.median_ms;
       rows[r].min_ms = t.min_ms;
@@ -322,7 +332,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     for (std::size_t r = 0; r < selected.size(); ++r) {
       if (rows[r].skipped) continue;
       const Variant<Problem>& v = ch.variants[selected[r]];
-      const VerifyResult result = detail::run_and_verify(problem, v, stream);
+      const VerifyResult result = run_and_verify(problem, v, stream);
       if (result.ok()) continue;
       if (rows[r].passed)
         rows[r].check_detail = "size " + std::to_string(size) + ": " + result.summary();

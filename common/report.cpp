@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
@@ -62,6 +63,20 @@ std::string format_table(const Report& r) {
     os << buf;
   }
   return os.str();
+}
+
+bool write_sweep_json(const std::string& json_path, const std::string& text) {
+  if (json_path.empty()) return true;
+  const std::string path = json_path + ".sweep.json";
+  std::ofstream file(path);
+  file << text;
+  file.close();
+  if (!file) {
+    std::fprintf(stderr, "error: cannot write the sweep to %s\n", path.c_str());
+    return false;
+  }
+  std::printf("sweep written to %s\n", path.c_str());
+  return true;
 }
 
 std::string json_escape(const std::string& text) {

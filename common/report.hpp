@@ -74,6 +74,11 @@ std::string check_label(const ResultRow& row);
 /// @brief Human-readable bytes: "512 B", "64.0 KiB", "1.00 GiB".
 std::string format_bytes(double bytes);
 
+/// @brief Write a sweep's JSON beside the chapter's --json file, as `<json_path>.sweep.json`,
+///        and say where. Does nothing when @p json_path is empty (no --json given).
+/// @return false, with a message on stderr, when the file cannot be written
+bool write_sweep_json(const std::string& json_path, const std::string& text);
+
 /// @brief Escape a string for a JSON string literal.
 std::string json_escape(const std::string& text);
 

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 // The includer includes its kernels.cuh first (main.cu, or exercise/main.cu with the exercise's
@@ -105,12 +104,10 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
     std::printf("\n");
   }
   json += "\n]}\n";
-  if (!json_path.empty()) {
-    const std::string sweep_path = json_path + ".sweep.json";
-    std::ofstream(sweep_path) << json;
-    std::printf("sweep written to %s (plot: python3 chapters/04_pipeline_prefetch/plot_sweep.py %s)\n",
-                sweep_path.c_str(), sweep_path.c_str());
-  }
+  if (!tut::write_sweep_json(json_path, json)) return false;
+  if (!json_path.empty())
+    std::printf("plot: python3 chapters/04_pipeline_prefetch/plot_sweep.py %s.sweep.json\n",
+                json_path.c_str());
   return true;
 }
 

@@ -1,6 +1,11 @@
 // Host tests for statistics and the report table/JSON.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "common/report.hpp"
 #include "common/stats.hpp"
 
@@ -100,6 +105,27 @@ TEST(Report, FormatBytes) {
   EXPECT_EQ(tut::format_bytes(512), "512 B");
   EXPECT_EQ(tut::format_bytes(64 * 1024), "64.0 KiB");
   EXPECT_EQ(tut::format_bytes(1ull << 30), "1.00 GiB");
+}
+
+TEST(Report, SweepJsonIsWrittenBesideTheJsonFile) {
+  const std::string base = ::testing::TempDir() + "sweep_test.json";
+  const std::string sweep = base + ".sweep.json";
+  std::remove(sweep.c_str());
+  ASSERT_TRUE(tut::write_sweep_json(base, "{\"sweep\": [1, 2]}\n"));
+  std::ifstream in(sweep);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "{\"sweep\": [1, 2]}\n");
+  std::remove(sweep.c_str());
+}
+
+TEST(Report, SweepJsonWithoutJsonPathWritesNothing) {
+  EXPECT_TRUE(tut::write_sweep_json("", "{}"));
+  EXPECT_FALSE(std::ifstream(".sweep.json").good());
+}
+
+TEST(Report, SweepJsonToAMissingDirectoryFails) {
+  EXPECT_FALSE(tut::write_sweep_json("/nonexistent-dir-for-this-test/x.json", "{}"));
 }
 
 }  // namespace

@@ -7,12 +7,14 @@
 #   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
 #   5b. probes: small standalone programs that test a tool's or the hardware's behaviour
 #       (tools/probes/*.cu), each run plainly and under compute-sanitizer synccheck
+#   3b. tour (only when named in STEPS): `cmake --workflow --preset tour`, as README.md runs it
 #   5c. profile (only when named in STEPS): Nsight Compute counters for every chapter
 #       (tools/profile_chapters.sh) and chapter-specific ncu scripts (chapters/*/ncu_*.sh)
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
-# Env:   STEPS=build,ctest,exercises,full,sass,sanitizer (default: all) to run a subset;
+# Env:   STEPS=build,ctest,exercises,full,sass,sanitizer,probes (default) to run a subset;
+#        add tour and/or profile to run those too;
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
 #        SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture;
@@ -85,6 +87,22 @@ want full && for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _ex
   sed -n '/^GPU:/,/^RESULT/p' "$LOGS/$name.full.log"
 done
 
+# 3b. the tour, exactly as README.md tells a user to run it (`cmake --workflow --preset tour`:
+#     the default preset's build in build/, every chapter at full size, one summary table,
+#     build/results/tour.json and the plots when matplotlib is there). The build is done first
+#     with all cores; the workflow then finds it up to date and runs the tour target.
+if want tour; then
+  if cmake --preset tour > "$LOGS/tour-configure.log" 2>&1 &&
+     cmake --build --preset tour --target all -j 16 > "$LOGS/tour-build.log" 2>&1; then
+    timeout $(( $(left) - 20 )) cmake --workflow --preset tour > "$LOGS/tour.log" 2>&1
+    note "tour (cmake --workflow --preset tour): exit $?"
+    sed -n '/tour summary/,$p' "$LOGS/tour.log"
+    mkdir -p "$WORK/json/tour" && cp -r build/results/. "$WORK/json/tour/" 2>/dev/null
+  else
+    note "tour: build FAILED (see logs/tour-build.log)"; tail -30 "$LOGS/tour-build.log"
+  fi
+fi
+
 # 4. SASS: the dumps, for the docs (assertions already ran in ctest under the 'sass' label)
 mkdir -p "$WORK/sass"
 want sass && for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -E "$ONLY"); do
@@ -138,13 +156,15 @@ fi
 # 5c. profile
 if want profile; then
   mkdir -p "$WORK/json/ncu"
-  tools/profile_chapters.sh $BUILD/bin "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
+  bin=$BUILD/bin; [ -d "$bin" ] || bin=build/bin   # the tour's build, when the step ran alone
+  tools/profile_chapters.sh "$bin" "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
   python3 tools/summarize_ncu.py "$WORK/json/ncu" > "$WORK/json/profile.md" 2> "$LOGS/summarize_ncu.err"
   for script in chapters/*/ncu_*.sh; do
     [ -x "$script" ] || continue
     [ "$(left)" -gt 90 ] || { note "$script: skipped (time budget)"; continue; }
     chapter=$(basename "$(dirname "$script")")
-    timeout $(( $(left) - 30 )) "$script" "$BUILD/bin/ch$chapter" > "$WORK/json/$(basename "$script" .sh).txt" 2>&1
+    echo "ch$chapter" | grep -qE "${PROFILE_ONLY:-.}" || continue
+    timeout $(( $(left) - 30 )) "$script" "$bin/ch$chapter" > "$WORK/json/$(basename "$script" .sh).txt" 2>&1
     note "$script: exit $?"
   done
 fi

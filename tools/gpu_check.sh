@@ -21,13 +21,15 @@
 #        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY);
 #        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
 #        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c);
-#        EXTRA_CMAKE_ARGS="-DTUTORIAL_BUILD_TESTS=OFF ..." passed to the configure step.
+#        EXTRA_CMAKE_ARGS="-DTUTORIAL_BUILD_TESTS=OFF ..." passed to the configure step;
+#        BUILD_DIR=build to build where the presets do, so the tour step reuses that build
+#        (its sm_90 code is what the default sm_80+sm_90 build runs on an H200).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/gpu-out}
 ONLY=${1:-.}
 ARCH=${ARCH:-90}
-BUILD=build-gpu
+BUILD=${BUILD_DIR:-build-gpu}   # BUILD_DIR=build: the tour step then reuses this build
 WORK=${WORK:-/tmp/gpu-check}   # everything lands here; $OUT gets one tarball and the summary
 LOGS=$WORK/logs
 rm -rf "$WORK"; mkdir -p "$LOGS" "$OUT"
@@ -92,8 +94,9 @@ done
 #     build/results/tour.json and the plots when matplotlib is there). The build is done first
 #     with all cores; the workflow then finds it up to date and runs the tour target.
 if want tour; then
-  if cmake --preset tour > "$LOGS/tour-configure.log" 2>&1 &&
-     cmake --build --preset tour --target all -j 16 > "$LOGS/tour-build.log" 2>&1; then
+  if [ "$BUILD" = build ] ||
+     { cmake --preset tour > "$LOGS/tour-configure.log" 2>&1 &&
+       cmake --build --preset tour --target all -j 16 > "$LOGS/tour-build.log" 2>&1; }; then
     timeout $(( $(left) - 20 )) cmake --workflow --preset tour > "$LOGS/tour.log" 2>&1
     note "tour (cmake --workflow --preset tour): exit $?"
     sed -n '/tour summary/,$p' "$LOGS/tour.log"

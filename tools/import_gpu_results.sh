@@ -19,11 +19,18 @@ for f in summary.txt environment.txt ctest.log; do  # a profile-only run has no 
   [ -f "$tmp/logs/$f" ] && cp "$tmp/logs/$f" "$dest/logs/"
 done
 cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
+# The tour (tour step): its log ends with the summary table; tour.json holds every chapter.
+if [ -d "$tmp/json/tour" ]; then
+  mkdir -p "$dest/tour"
+  cp "$tmp"/json/tour/*.json "$dest/tour/" 2>/dev/null || true
+  cp -r "$tmp"/json/tour/plots "$dest/tour/" 2>/dev/null || true
+  cp "$tmp"/logs/tour.log "$dest/logs/" 2>/dev/null || true
+fi
 for f in "$tmp"/logs/*.full.log; do [ -f "$f" ] && cp "$f" "$dest/logs/"; done
 # Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
 grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
   | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
-gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null || grep -m1 -oE "NVIDIA H[0-9]+" "$tmp/logs/environment.txt")
+gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json')+glob.glob(sys.argv[1]+'/json/tour/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null || grep -m1 -oE "NVIDIA H[0-9]+" "$tmp/logs/environment.txt")
 date_run=$(tail -1 "$tmp/logs/environment.txt")
 cat > "$dest/RUN.md" <<EOT
 # GPU run $name
@@ -39,6 +46,8 @@ command: $command
 - \`json/\`: each chapter's \`--json\` output (tables and plots are made from these)
 - \`profile.md\`, \`ncu/\`, \`*.txt\` (when profiled): Nsight Compute counters per variant
 - \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
+- \`logs/tour.log\`, \`tour/\` (when the tour ran): \`cmake --workflow --preset tour\`'s output,
+  ending with the summary table, its tour.json and each chapter's JSON
 EOT
 rm -rf "$tmp"
 echo "imported into $dest"

@@ -35,58 +35,20 @@
 #include <string>
 #include <vector>
 
+#include "chapters/05_pipeline_primitives/reversed_tiles.cuh"  // from the root: exercise/ too
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
 
 namespace ch05 {
 
 // ---------------------------------------------------------------------------------------------
-// Constants and tile geometry
+// The workload, shared with chapter 06: reversed_tiles.cuh
 // ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;                       // threads per block, every kernel here
-constexpr int TILE_WORDS = 1024;                   // [1024] uint32 = 4 KiB per tile
-constexpr int VEC_WORDS = 4;                       // one 16-byte vector = 4 words
-constexpr int TILE_VECS = TILE_WORDS / VEC_WORDS;  // 256: one 16-byte vector per thread
-
-// Words in the tile that starts at word `base`: TILE_WORDS, or fewer for the last tile.
-__host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
-  const std::size_t left = n_words - base;
-  return static_cast<int>(left < TILE_WORDS ? left : TILE_WORDS);
-}
-// The count rounded up to whole 16-byte vectors: the padded tile that is reversed.
-__host__ __device__ inline int padded_count(int count) {
-  return (count + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
-}
-// Tiles this block handles in the persistent grid-stride walk (tile = blockIdx.x + k*gridDim.x).
-__device__ inline std::size_t tiles_for_block(std::size_t n_words) {
-  const std::size_t num_tiles = (n_words + TILE_WORDS - 1) / TILE_WORDS;
-  return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-}
-__device__ inline std::size_t tile_base(std::size_t k) {
-  return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE_WORDS);
-}
-
-// The consumer, identical in every variant: thread t writes output words 4t..4t+3 of the tile
-// with one 16-byte store, read as one 16-byte vector from the mirrored end of the padded tile
-// - a vector that another warp copied in. That cross-warp read is why every kernel below needs
-// a block-wide guarantee (a barrier) that all copies of the tile landed.
-__device__ inline void consume_tile(const std::uint32_t* s_slot, std::uint32_t* __restrict__ d_out,
-                                    std::size_t base, int count) {
-  const int padded = padded_count(count);
-  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;  // first output word of this thread
-  if (w >= count) return;
-  // Output words [w, w+4) are pad[P-1-w] .. pad[P-4-w]: the 16-byte vector at pad[P-4-w]
-  // (aligned, since P is a multiple of 4) with its words in reverse order.
-  const uint4 v = *reinterpret_cast<const uint4*>(s_slot + padded - VEC_WORDS - w);  // LDS.128
-  const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
-  if (w + VEC_WORDS <= count) {
-    *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
-  } else {                                            // the array's ragged last vector: 1-3 words
-    d_out[base + w] = r.x;
-    if (w + 1 < count) d_out[base + w + 1] = r.y;
-    if (w + 2 < count) d_out[base + w + 2] = r.z;
-  }
-}
+// THREADS (256), TILE_WORDS (1024), VEC_WORDS (4); the tile indexing (tile_count, padded_count,
+// tiles_for_block, tile_base); the consumer consume_reverse, the same in every variant, which
+// reads vectors that other warps copied: hence a block-wide barrier in every kernel below;
+// reference_reverse_padded; Problem.
+using namespace reversed_tiles;
 
 // ---------------------------------------------------------------------------------------------
 // v0: chapter 04's multi-stage prefetch - cuda::pipeline<thread_scope_thread>, 16-byte copies
@@ -134,7 +96,7 @@ __global__ void __launch_bounds__(THREADS)
     // (k-1) % STAGES in the previous iteration, so that slot may be refilled.
     __syncthreads();
     issue(k + STAGES - 1);
-    consume_tile(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
     pipe.consumer_release();
   }
   // epilogue: the trailing groups are empty (k >= my_tiles), nothing to drain.
@@ -195,7 +157,7 @@ __global__ void __launch_bounds__(THREADS)
     // reads slot (k-1) % STAGES, which the next line refills.
     __syncthreads();
     issue(k + STAGES - 1);
-    consume_tile(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
 }
 
@@ -243,7 +205,7 @@ __global__ void __launch_bounds__(THREADS)
     }
     __syncthreads();  // slot (k-1) % STAGES: everyone finished reading it
     issue(k + STAGES - 1);
-    consume_tile(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
 }
 
@@ -275,7 +237,7 @@ __global__ void __launch_bounds__(THREADS)
     __pipeline_wait_prior(STAGES - 2);
     __syncthreads();
     issue(k + STAGES - 1);
-    consume_tile(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
 }
 
@@ -312,65 +274,6 @@ inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, st
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
-
-// ---------------------------------------------------------------------------------------------
-// CPU reference: each tile zero-padded to whole 16-byte vectors, reversed, truncated.
-// ---------------------------------------------------------------------------------------------
-inline std::vector<std::uint32_t> reference_reverse_padded(const std::vector<std::uint32_t>& in) {
-  const std::size_t n = in.size();
-  std::vector<std::uint32_t> out(n);
-  for (std::size_t base = 0; base < n; base += TILE_WORDS) {
-    const int count = tile_count(n, base);
-    const int padded = padded_count(count);
-    for (int j = 0; j < count; ++j) {
-      const int src = padded - 1 - j;
-      out[base + j] = src < count ? in[base + src] : 0u;
-    }
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes (32-bit words).
-// ---------------------------------------------------------------------------------------------
-// The input is allocated padded to a whole 16-byte vector and the padding holds PAD_WORD (not
-// zero, so a copy that reads past the end instead of zero-filling still fails the check). The
-// kernels never need those words: the ragged vector's copy reads only its valid bytes
-// (src-size). The padding is there for compute-sanitizer memcheck, which reports the zero-fill
-// LDGSTS of __pipeline_memcpy_async as a full 16-byte read (see the README, "memcheck and the
-// ragged vector").
-constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
-inline std::size_t padded_words(std::size_t n_words) {
-  return (n_words + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
-}
-
-struct Problem {
-  explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(padded_words(n_words)), d_out(n_words) {
-    h_in.reserve(d_in.size());
-    h_in.resize(n_words);
-    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
-    h_in.resize(d_in.size(), PAD_WORD);  // upload the padding too (initialised for initcheck)
-    d_in.upload(h_in);
-    h_in.resize(n_words);  // the reference sees the n_words of the problem only
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
-  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const std::vector<std::uint32_t> got = d_out.download(s);
-    if (want.empty()) want = reference_reverse_padded(h_in);
-    return tut::compare_exact_words(got.data(), want.data(), n_words);
-  }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-
-  int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
-
-  tut::RunConfig cfg;
-  std::size_t n_words;
-  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
-  std::vector<std::uint32_t> h_in, want;
-};
 
 // ---------------------------------------------------------------------------------------------
 // The variant registry. Every variant runs at --blocks-per-sm blocks per SM (default 1): the

@@ -32,52 +32,15 @@
 #include <string>
 #include <vector>
 
+#include "chapters/05_pipeline_primitives/reversed_tiles.cuh"  // from the root: exercise/ too
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
 
 namespace ch06 {
 
-// ---------------------------------------------------------------------------------------------
-// Constants and tile geometry (as chapter 05)
-// ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;      // threads per block, every kernel here
-constexpr int TILE_WORDS = 1024;  // [1024] uint32 = 4 KiB per tile
-constexpr int VEC_WORDS = 4;      // one 16-byte vector = 4 words
-
-__host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
-  const std::size_t left = n_words - base;
-  return static_cast<int>(left < TILE_WORDS ? left : TILE_WORDS);
-}
-__host__ __device__ inline int padded_count(int count) {
-  return (count + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
-}
-__device__ inline std::size_t tiles_for_block(std::size_t n_words) {  // grid-stride walk
-  const std::size_t num_tiles = (n_words + TILE_WORDS - 1) / TILE_WORDS;
-  return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
-}
-__device__ inline std::size_t tile_base(std::size_t k) {
-  return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE_WORDS);
-}
-// Stream consumer (chapter 05): thread t writes words 4t..4t+3 (one 16-byte store), read as
-// one 16-byte vector from the mirrored end of the padded tile.
-__device__ inline void consume_reverse(const std::uint32_t* s_slot,
-                                       std::uint32_t* __restrict__ d_out, std::size_t base,
-                                       int count) {
-  const int padded = padded_count(count);
-  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;  // first output word of this thread
-  if (w >= count) return;
-  // Output words [w, w+4) are pad[P-1-w] .. pad[P-4-w]: the 16-byte vector at pad[P-4-w]
-  // (aligned, since P is a multiple of 4) with its words in reverse order.
-  const uint4 v = *reinterpret_cast<const uint4*>(s_slot + padded - VEC_WORDS - w);  // LDS.128
-  const uint4 r = make_uint4(v.w, v.z, v.y, v.x);
-  if (w + VEC_WORDS <= count) {
-    *reinterpret_cast<uint4*>(d_out + base + w) = r;  // STG.128
-  } else {                                            // the array's ragged last vector: 1-3 words
-    d_out[base + w] = r.x;
-    if (w + 1 < count) d_out[base + w + 1] = r.y;
-    if (w + 2 < count) d_out[base + w + 2] = r.z;
-  }
-}
+// The stream workload is chapter 05's - THREADS, TILE_WORDS, VEC_WORDS, the tile indexing, the
+// consumer consume_reverse, reference_reverse_padded, Problem: reversed_tiles.cuh.
+using namespace reversed_tiles;
 
 // ---------------------------------------------------------------------------------------------
 // The PTX, one function per instruction
@@ -191,17 +154,23 @@ __global__ void __launch_bounds__(THREADS)
 // Bytes in flight per SM = blocks/SM x STAGES-1 tiles x 4 KiB. At 1 block/SM and 8 stages
 // that is 28 KiB per SM: Little's law (bandwidth = bytes in flight / latency) says whether it
 // is enough to cover the DRAM latency; the table shows what it reaches.
-template <int STAGES, int CP_BYTES, bool CG>
-__global__ void __launch_bounds__(THREADS)
-    stream_v1_cp_async_kernel(const std::uint32_t* __restrict__ d_in,
-                              std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+
+// One thread's copies of one tile into a slot: issue_tile<CP_BYTES, CG>, or v9's broken one.
+using IssueTile = void (*)(std::uint32_t* s_slot, const std::uint32_t* d_in, std::size_t base,
+                           int count);
+
+// The ring: STAGES slots, one commit group per tile. v1 and v9 differ only in ISSUE_TILE.
+template <int STAGES, IssueTile ISSUE_TILE>
+__device__ __forceinline__ void cp_async_ring(std::uint32_t (*s_tiles)[TILE_WORDS],
+                                              const std::uint32_t* __restrict__ d_in,
+                                              std::uint32_t* __restrict__ d_out,
+                                              std::size_t n_words) {
   static_assert(STAGES >= 2, "at least one tile in flight while another is consumed");
-  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
   const std::size_t my_tiles = tiles_for_block(n_words);
   auto issue = [&](std::size_t k) {
     if (k < my_tiles) {
       const std::size_t base = tile_base(k);
-      issue_tile<CP_BYTES, CG>(s_tiles[k % STAGES], d_in, base, tile_count(n_words, base));
+      ISSUE_TILE(s_tiles[k % STAGES], d_in, base, tile_count(n_words, base));
     }
     cp_async_commit_group();  // one group per tile, empty ones too: the count stays k-based
   };
@@ -215,6 +184,14 @@ __global__ void __launch_bounds__(THREADS)
     consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
   cp_async_wait_all();  // epilogue: the trailing groups are empty, so this returns at once
+}
+
+template <int STAGES, int CP_BYTES, bool CG>
+__global__ void __launch_bounds__(THREADS)
+    stream_v1_cp_async_kernel(const std::uint32_t* __restrict__ d_in,
+                              std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
+  cp_async_ring<STAGES, issue_tile<CP_BYTES, CG>>(s_tiles, d_in, d_out, n_words);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,32 +313,24 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // A unit bug in the one operand the hardware cannot check: a full vector is copied with
 // src-size 4, so 4 bytes are read and 12 zero-filled. Three words of every vector come out as
-// zero: the check fails at every size.
+// zero: the check fails at every size. The rest is v1 (its ring, 4 stages, .cg 16 B): only
+// this thread's copy of the tile differs.
+__device__ __forceinline__ void issue_tile_srcsize_words(std::uint32_t* s_slot,
+                                                         const std::uint32_t* __restrict__ d_in,
+                                                         std::size_t base, int count) {
+  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
+  const int left = count - w;
+  if (left > 0)  // BUG: words, not bytes
+    cp_async_cg16(smem_u32(s_slot + w), d_in + base + w,
+                  static_cast<std::uint32_t>(left < VEC_WORDS ? left : VEC_WORDS));
+}
+
 __global__ void __launch_bounds__(THREADS)
     stream_v9_srcsize_words_kernel(const std::uint32_t* __restrict__ d_in,
                                    std::uint32_t* __restrict__ d_out, std::size_t n_words) {
   constexpr int STAGES = 4;
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
-  auto issue = [&](std::size_t k) {
-    if (k < my_tiles) {
-      const std::size_t base = tile_base(k);
-      const int left = tile_count(n_words, base) - w;
-      if (left > 0)  // BUG: words, not bytes
-        cp_async_cg16(smem_u32(&s_tiles[k % STAGES][w]), d_in + base + w,
-                      static_cast<std::uint32_t>(left < VEC_WORDS ? left : VEC_WORDS));
-    }
-    cp_async_commit_group();
-  };
-  for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    cp_async_wait_group<STAGES - 2>();
-    __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
-  }
-  cp_async_wait_all();
+  cp_async_ring<STAGES, issue_tile_srcsize_words>(s_tiles, d_in, d_out, n_words);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,21 +372,8 @@ inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, st
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU references
+// CPU reference of the window (the stream's is reference_reverse_padded)
 // ---------------------------------------------------------------------------------------------
-inline std::vector<std::uint32_t> reference_reverse_padded(const std::vector<std::uint32_t>& in) {
-  const std::size_t n = in.size();
-  std::vector<std::uint32_t> out(n);
-  for (std::size_t base = 0; base < n; base += TILE_WORDS) {
-    const int count = tile_count(n, base);
-    const int padded = padded_count(count);
-    for (int j = 0; j < count; ++j) {
-      const int src = padded - 1 - j;
-      out[base + j] = src < count ? in[base + src] : 0u;
-    }
-  }
-  return out;
-}
 inline std::vector<std::uint32_t> reference_window(const std::vector<std::uint32_t>& in) {
   const std::size_t n = in.size();
   std::vector<std::uint32_t> out(n);
@@ -427,48 +383,20 @@ inline std::vector<std::uint32_t> reference_window(const std::vector<std::uint32
 }
 
 // ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes (32-bit words). Bytes moved =
-// size read + size written for both workloads (the window's second read of a tile is reuse,
-// not new traffic: it is what L1 may or may not absorb).
+// The problem: chapter 05's (one input and one output buffer of `size` bytes), which also
+// checks the window variants against reference_window. Bytes moved = size read + size written
+// for both workloads (the window's second read of a tile is reuse, not new traffic: it is what
+// L1 may or may not absorb).
 // ---------------------------------------------------------------------------------------------
 enum Reference : int { kReverse = 0, kWindow = 1 };
 
-// The input is allocated padded to a whole 16-byte vector, the padding filled with PAD_WORD
-// (non-zero: a copy that reads past the end instead of zero-filling still fails the check).
-// No kernel needs it; it keeps compute-sanitizer memcheck quiet about v0's zero-fill copy
-// (chapter 05's README, "memcheck and the ragged vector").
-constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
-inline std::size_t padded_words(std::size_t n_words) {
-  return (n_words + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
-}
-
-struct Problem {
-  explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(padded_words(n_words)), d_out(n_words) {
-    h_in.reserve(d_in.size());
-    h_in.resize(n_words);
-    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
-    h_in.resize(d_in.size(), PAD_WORD);  // upload the padding too (initialised for initcheck)
-    d_in.upload(h_in);
-    h_in.resize(n_words);  // the references see the n_words of the problem only
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
+struct Problem : reversed_tiles::Problem {
+  using reversed_tiles::Problem::Problem;
   tut::VerifyResult verify(cudaStream_t s, int reference) {
-    const std::vector<std::uint32_t> got = d_out.download(s);
-    std::vector<std::uint32_t>& want = reference == kWindow ? want_window : want_reverse;
-    if (want.empty())
-      want = reference == kWindow ? reference_window(h_in) : reference_reverse_padded(h_in);
-    return tut::compare_exact_words(got.data(), want.data(), n_words);
+    if (reference == kWindow) return verify_against(s, want_window, reference_window);
+    return reversed_tiles::Problem::verify(s, reference);
   }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-  int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
-
-  tut::RunConfig cfg;
-  std::size_t n_words;
-  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
-  std::vector<std::uint32_t> h_in, want_reverse, want_window;
+  std::vector<std::uint32_t> want_window;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -59,8 +59,9 @@ function(tutorial_add_chapter name)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/ptx
       COMMAND ${CMAKE_CUDA_COMPILER} -ptx -std=c++17 -lineinfo -O3
               -arch=compute_${num} -I${PROJECT_SOURCE_DIR} -I${CMAKE_CURRENT_SOURCE_DIR}
-              ${CMAKE_CURRENT_SOURCE_DIR}/${main_source} -o ${ptx}
+              -MMD -MF ${ptx}.d ${CMAKE_CURRENT_SOURCE_DIR}/${main_source} -o ${ptx}
       DEPENDS ${ARG_SOURCES} ${chapter_headers}
+      DEPFILE ${ptx}.d  # every header nvcc read, e.g. another chapter's shared workload
       COMMENT "PTX for ${name} (sm_${num})"
       VERBATIM)
     list(APPEND ptx_files ${ptx})

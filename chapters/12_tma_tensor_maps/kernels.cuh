@@ -34,10 +34,25 @@
 #include <string>
 #include <vector>
 
+#include "chapters/11_tma_bulk_copies/ring_helpers.cuh"  // from the root: the exercise finds it
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
 
 namespace ch12 {
+
+// From chapter 11 (ring_helpers.cuh): shared-window addresses, the grid-stride walk and ring
+// phases, the 'full' barriers' initialisation, the bounded wait, and the host-side error word,
+// check and registry.
+using ch11::block_tile;
+using ch11::compare_words_and_error;
+using ch11::describe_timeout;
+using ch11::ErrorWord;
+using ch11::init_full_barriers;
+using ch11::ring_parity;
+using ch11::smem_addr;
+using ch11::tiles_of_this_block;
+using ch11::VariantList;
+using ch11::wait_parity_bounded;
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -49,8 +64,7 @@ constexpr int TILE_BYTES = TILE * TILE * 4;
 constexpr int STAGES = 8;                         // ring of 8 boxes = 32 KiB in flight per block
 constexpr int CPA_PITCH = TILE + 4;               // v0: padded row, 144 B (16 B aligned for cp.async)
 constexpr int SMEM_ALIGN = 1024;                  // 128-byte swizzle repeats every 1024 bytes
-constexpr long long WAIT_BUDGET_CYCLES = 1ll << 31;  // bounded waits (chapter 11): about 1 s
-constexpr unsigned kErrTimeout = 1u;
+constexpr unsigned kErrTimeout = 1u;              // a bounded wait (chapter 11) gave up
 
 // ---------------------------------------------------------------------------------------------
 // Host: the tensor-map rules, and the encoder fetched from the driver at run time
@@ -128,10 +142,6 @@ inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uin
 // ---------------------------------------------------------------------------------------------
 // Device helpers
 // ---------------------------------------------------------------------------------------------
-__device__ inline std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
 // Dynamic shared memory rounded up to SMEM_ALIGN (the launch asks for SMEM_ALIGN extra bytes).
 // The 128-byte swizzle XORs address bits [4:6] with bits [7:9]; our index math assumes a box
 // starts on a 1024-byte boundary, so that bits [7:9] are the row number mod 8.
@@ -152,25 +162,31 @@ __device__ inline int swizzled_128b(int r, int c) {
   // EXERCISE-END
 }
 
-__device__ inline bool wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
-  const long long start = clock64();
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
-    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
-  return true;
-}
-
+// The N x N matrix cut into boxes of BOX_ROWS rows x TILE columns (v0-v3: 32 x 32; v5, v6:
+// taller), numbered row-major: consecutive tiles are neighbours along a tile row.
+template <int BOX_ROWS = TILE>
 struct TileGrid {
-  int n, tiles_x;
+  int n, tiles_x, tiles_y;
   std::size_t num_tiles;
-  __host__ __device__ TileGrid(int n_) : n(n_), tiles_x((n_ + TILE - 1) / TILE) {
-    num_tiles = static_cast<std::size_t>(tiles_x) * tiles_x;
+  __host__ __device__ TileGrid(int n_)
+      : n(n_), tiles_x((n_ + TILE - 1) / TILE), tiles_y((n_ + BOX_ROWS - 1) / BOX_ROWS) {
+    num_tiles = static_cast<std::size_t>(tiles_x) * tiles_y;
   }
-  __device__ int row0(std::size_t tile) const { return static_cast<int>(tile / tiles_x) * TILE; }
+  __device__ int row0(std::size_t tile) const {
+    return static_cast<int>(tile / tiles_x) * BOX_ROWS;
+  }
   __device__ int col0(std::size_t tile) const { return static_cast<int>(tile % tiles_x) * TILE; }
 };
 
-__device__ inline std::size_t tiles_of_this_block(std::size_t num_tiles) {
-  return blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+// Every consumer waits for its slot's phase; whether to go on is decided block-wide
+// (__syncthreads_or), so when a wait gives up the whole block returns together and nobody is
+// left at a later __syncthreads. Thread 0 records the timeout. false: give up.
+__device__ inline bool block_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity,
+                                                 unsigned* d_error) {
+  const bool landed = wait_parity_bounded(bar, parity);
+  if (!__syncthreads_or(!landed)) return true;
+  if (threadIdx.x == 0) atomicOr(d_error, kErrTimeout);
+  return false;
 }
 
 // The consumer step shared by every variant: write the transposed tile to global memory.
@@ -198,12 +214,12 @@ __global__ void __launch_bounds__(THREADS)
     transpose_v0_cpasync_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
                                 int n) {
   __shared__ alignas(16) float s_ring[STAGES][TILE][CPA_PITCH];  // 8 x [32][36] floats
-  const TileGrid g(n);
+  const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, row = t / 8, chunk = t % 8;  // [32 rows x 8 chunks of 16 B]
   auto issue = [&](std::size_t j) {
     if (j < my_tiles) {
-      const std::size_t tile = blockIdx.x + j * gridDim.x;
+      const std::size_t tile = block_tile(j);
       const int r = g.row0(tile) + row, c = g.col0(tile) + chunk * 4;
       if (r < n && c < n)
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
@@ -218,7 +234,7 @@ __global__ void __launch_bounds__(THREADS)
     issue(j + STAGES - 1);
     asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 1) : "memory");  // my part of tile j
     __syncthreads();                                                       // everyone's
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
+    const std::size_t tile = block_tile(j);
     float(*s)[CPA_PITCH] = s_ring[j % STAGES];
     store_transposed(d_out, n, g.row0(tile), g.col0(tile), [&](int r, int c) { return s[r][c]; });
     __syncthreads();  // slot consumed before it is refilled
@@ -251,7 +267,7 @@ __global__ void __launch_bounds__(THREADS)
                                 float* __restrict__ d_out, int n, unsigned* d_error) {
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32]
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const TileGrid g(n);
+  const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x;
   if (t == 0) {
@@ -263,7 +279,7 @@ __global__ void __launch_bounds__(THREADS)
   __syncthreads();
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % STAGES);
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
+    const std::size_t tile = block_tile(j);
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
                  ::"r"(smem_addr(&full[s])), "r"(TILE_BYTES) : "memory");
     ptx_tensor_load_2d(s_ring + s * TILE * TILE, &map_in, g.col0(tile), g.row0(tile), &full[s]);
@@ -272,12 +288,8 @@ __global__ void __launch_bounds__(THREADS)
     for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);  // prologue
   for (std::size_t j = 0; j < my_tiles; ++j) {                            // steady state
     const int s = static_cast<int>(j % STAGES);
-    const bool landed = wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1);
-    if (__syncthreads_or(!landed)) {  // block-uniform give-up: nobody is left at a barrier
-      if (t == 0) atomicOr(d_error, kErrTimeout);
-      return;
-    }
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
+    if (!block_wait_parity_bounded(&full[s], ring_parity<STAGES>(j), d_error)) return;
+    const std::size_t tile = block_tile(j);
     const float* box = s_ring + s * TILE * TILE;  // slot s holds tile j, dense [32][32]
     store_transposed(d_out, n, g.row0(tile), g.col0(tile),
                      [&](int r, int c) { return box[r * TILE + c]; });
@@ -294,42 +306,43 @@ __global__ void __launch_bounds__(THREADS)
 // The swizzle is a property of the tensor map (CU_TENSOR_MAP_SWIZZLE_128B), not of the
 // instruction; the kernel only has to read through swizzled_128b(). SWAP_COORDS = true is the
 // negative variant v9: coordinates given as {row, col} instead of innermost-first {col, row}.
+//
+// The producer step of v2-v4 (thread 0): one arrival on `bar` that also expects the box's
+// bytes - the WHOLE box, since the TMA unit zero-fills what lies outside the matrix - then the
+// TMA load of the box whose first element is column x, row y, into `dst`.
+__device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t x, std::int32_t y,
+                                std::uint64_t* bar, std::uint32_t box_bytes) {
+  namespace ptx = cuda::ptx;
+  const std::int32_t coords[2] = {x, y};  // innermost (column) first
+  (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                       box_bytes);
+  ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
+}
+
 template <bool SWAP_COORDS>
 __global__ void __launch_bounds__(THREADS)
     transpose_v2_tma_swizzle_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32] swizzled
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const TileGrid g(n);
+  const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<STAGES>(full);  // count 1 each, fenced for the TMA unit (as in v1)
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % STAGES);
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
+    const std::size_t tile = block_tile(j);
     const std::int32_t x = g.col0(tile), y = g.row0(tile);
-    const std::int32_t coords[2] = {SWAP_COORDS ? y : x, SWAP_COORDS ? x : y};  // innermost 1st
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], TILE_BYTES);
-    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_ring + s * TILE * TILE,
-                              &map_in_sw128, coords, &full[s]);
+    load_box(s_ring + s * TILE * TILE, &map_in_sw128, SWAP_COORDS ? y : x, SWAP_COORDS ? x : y,
+             &full[s], TILE_BYTES);
   };
   if (t == 0)
     for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % STAGES);
-    const bool landed = wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1);
-    if (__syncthreads_or(!landed)) {
-      if (t == 0) atomicOr(d_error, kErrTimeout);
-      return;
-    }
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
-    const float* box = s_ring + s * TILE * TILE;
+    if (!block_wait_parity_bounded(&full[s], ring_parity<STAGES>(j), d_error)) return;
+    const std::size_t tile = block_tile(j);
+    const float* box = s_ring + s * TILE * TILE;  // slot s holds tile j, swizzled
     store_transposed(d_out, n, g.row0(tile), g.col0(tile),
                      [&](int r, int c) { return box[swizzled_128b(r, c)]; });
     __syncthreads();
@@ -361,43 +374,29 @@ template <int BOX_ROWS, int RING>
 __global__ void __launch_bounds__(THREADS)
     transpose_v4_tma_rowread_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
   static_assert(BOX_ROWS % 32 == 0 && BOX_ROWS <= 256, "whole 32-row groups, TMA box <= 256");
   constexpr int BOX_FLOATS = BOX_ROWS * TILE;
   constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;  // a multiple of 1024: slots stay aligned
   constexpr int UNITS = BOX_ROWS / 32 * (TILE / 4);    // (32-row group, 16-byte chunk) pairs
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [RING][BOX_ROWS][32]
   __shared__ __align__(8) std::uint64_t full[RING];
-  const int tiles_x = (n + TILE - 1) / TILE, tiles_y = (n + BOX_ROWS - 1) / BOX_ROWS;
-  const std::size_t my_tiles = tiles_of_this_block(static_cast<std::size_t>(tiles_x) * tiles_y);
+  const TileGrid<BOX_ROWS> g(n);
+  const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  auto row0 = [&](std::size_t tile) { return static_cast<int>(tile / tiles_x) * BOX_ROWS; };
-  auto col0 = [&](std::size_t tile) { return static_cast<int>(tile % tiles_x) * TILE; };
-  if (t == 0) {
-    for (int s = 0; s < RING; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<RING>(full);
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % RING);
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
-    const std::int32_t coords[2] = {col0(tile), row0(tile)};  // innermost (column) first
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], BOX_BYTES);
-    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_ring + s * BOX_FLOATS,
-                              &map_in_sw128, coords, &full[s]);
+    const std::size_t tile = block_tile(j);
+    load_box(s_ring + s * BOX_FLOATS, &map_in_sw128, g.col0(tile), g.row0(tile), &full[s],
+             BOX_BYTES);
   };
   if (t == 0)
     for (std::size_t j = 0; j < my_tiles && j < RING; ++j) produce(j);  // prologue
   for (std::size_t j = 0; j < my_tiles; ++j) {                          // steady state
     const int s = static_cast<int>(j % RING);
-    const bool landed = wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / RING) & 1);
-    if (__syncthreads_or(!landed)) {  // block-uniform give-up
-      if (t == 0) atomicOr(d_error, kErrTimeout);
-      return;
-    }
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
-    const int r0 = row0(tile), c0 = col0(tile);
+    if (!block_wait_parity_bounded(&full[s], ring_parity<RING>(j), d_error)) return;
+    const std::size_t tile = block_tile(j);
+    const int r0 = g.row0(tile), c0 = g.col0(tile);
     const float* box = s_ring + s * BOX_FLOATS;  // slot s holds tile j, 128B-swizzled rows
 #pragma unroll
     for (int u = warp; u < UNITS; u += WARPS) {
@@ -435,28 +434,21 @@ __global__ void __launch_bounds__(THREADS)
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32] swizzled
   float* s_out = s_ring + STAGES * TILE * TILE;                       // [2][32][32] dense
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const TileGrid g(n);
+  const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<STAGES>(full);  // count 1 each, fenced for the TMA unit (as in v1)
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % STAGES);
-    const std::size_t tile = blockIdx.x + j * gridDim.x;
-    const std::int32_t coords[2] = {g.col0(tile), g.row0(tile)};
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], TILE_BYTES);
-    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_ring + s * TILE * TILE,
-                              &map_in_sw128, coords, &full[s]);
+    const std::size_t tile = block_tile(j);
+    load_box(s_ring + s * TILE * TILE, &map_in_sw128, g.col0(tile), g.row0(tile), &full[s],
+             TILE_BYTES);
   };
   if (t == 0)
     for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % STAGES);
-    const bool landed = wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1);
+    const bool landed = wait_parity_bounded(&full[s], ring_parity<STAGES>(j));
     if (t == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // staging j&1 free
     if (__syncthreads_or(!landed)) {
       if (t == 0) {
@@ -475,7 +467,7 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);  // my STS -> visible to the TMA store
     __syncthreads();                            // staging box complete; slot s consumed
     if (t == 0) {
-      const std::size_t tile = blockIdx.x + j * gridDim.x;
+      const std::size_t tile = block_tile(j);
       const std::int32_t out_coords[2] = {g.row0(tile), g.col0(tile)};  // transposed tile
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, out_coords,
                                 stage);
@@ -493,11 +485,7 @@ __global__ void probe_v5_box_kernel(const __grid_constant__ CUtensorMap map, int
                                     float* __restrict__ d_box, unsigned* d_error) {
   float* box = reinterpret_cast<float*>(aligned_dynamic_smem());
   __shared__ __align__(8) std::uint64_t bar;
-  if (threadIdx.x == 0) {
-    cuda::ptx::mbarrier_init(&bar, 1);
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<1>(&bar);
   if (threadIdx.x == 0) {
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                                cuda::ptx::space_shared, &bar, TILE_BYTES);
@@ -575,8 +563,11 @@ inline std::vector<std::uint32_t> reference_transpose(const std::vector<std::uin
 // --size is the side N of the square matrix; each matrix is N*N*4 bytes.
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n(static_cast<int>(cfg.size)), elems(cfg.size * cfg.size), d_in(elems),
-        d_out(elems), d_error(1) {
+      : cfg(cfg),
+        n(static_cast<int>(cfg.size)),
+        elems(cfg.size * cfg.size),
+        d_in(elems),
+        d_out(elems) {
     h_in.resize(elems);
     tut::fill_unique_words(h_in.data(), elems, cfg.seed);
     d_in.upload(h_in);
@@ -590,16 +581,11 @@ struct Problem {
   }
   void poison(cudaStream_t s) {
     d_out.poison(s);
-    CUDA_CHECK(cudaMemsetAsync(d_error.data(), 0, sizeof(unsigned), s));
+    d_error.clear(s);
   }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const std::vector<unsigned> err = d_error.download(s);
-    if (err[0] != 0) std::printf("  device reported: an mbarrier wait timed out (gave up)\n");
-    const std::vector<std::uint32_t> got = d_out.download(s);
     if (want.empty()) want = reference_transpose(h_in, n);
-    tut::VerifyResult r = tut::compare_exact_words(got.data(), want.data(), elems);
-    if (err[0] != 0 && r.mismatches == 0) r.mismatches = 1;
-    return r;
+    return compare_words_and_error(s, d_out, want, d_error, describe_timeout);
   }
   double work() const { return 2.0 * 4.0 * static_cast<double>(elems); }
   std::string describe() const {
@@ -615,19 +601,13 @@ struct Problem {
   int n;
   std::size_t elems;
   tut::DeviceBuffer<std::uint32_t> d_in, d_out;
-  tut::DeviceBuffer<unsigned> d_error;
+  ErrorWord d_error;
   std::vector<std::uint32_t> h_in, want;
   CUtensorMap map_in{}, map_in_sw128{}, map_out{}, map_in_sw128_r128{}, map_in_sw128_r256{};
 };
 
 inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&](std::string key, std::string name, std::string desc,
-                 std::function<void(Problem&, cudaStream_t)> fn, bool negative = false) {
-    v.push_back(V{std::move(key), std::move(name), std::move(desc), std::move(fn)});
-    v.back().negative = negative;
-  };
+  VariantList<Problem> add;
   add("v0_cpasync_full", "v0 cp.async-fed, full occ",
       "32x32 tiles by 16 B cp.async per thread, padded rows, 8-stage ring; full occupancy",
       [](Problem& p, cudaStream_t s) { launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), 0, s); });
@@ -678,7 +658,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
         launch_transpose_v2<true>(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(), 0, s);
       },
       true);
-  return v;
+  return std::move(add.list);
 }
 
 }  // namespace ch12

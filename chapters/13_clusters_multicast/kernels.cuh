@@ -38,12 +38,23 @@
 #include <string>
 #include <vector>
 
+#include "chapters/11_tma_bulk_copies/ring_helpers.cuh"  // from the root: the exercise finds it
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
 
 namespace ch13 {
 
 namespace cg = cooperative_groups;
+
+// From chapter 11 (ring_helpers.cuh): shared-window addresses, ring phases, the bounded wait,
+// and the host-side error word, check and registry.
+using ch11::compare_words_and_error;
+using ch11::describe_timeout;
+using ch11::ErrorWord;
+using ch11::ring_parity;
+using ch11::smem_addr;
+using ch11::VariantList;
+using ch11::wait_parity_bounded;
 
 // ---------------------------------------------------------------------------------------------
 // Constants
@@ -58,8 +69,7 @@ constexpr int TILES_PER_ROW = ROW_WORDS / TILE_WORDS;  // 8
 constexpr int STAGES = 4;                             // slots: [row tile | table tile] x 4
 constexpr int VECS_PER_THREAD = TILE_VECS / THREADS;  // 2
 constexpr std::size_t SMEM_BYTES = std::size_t{STAGES} * 2 * TILE_BYTES;  // 64 KiB
-constexpr long long WAIT_BUDGET_CYCLES = 1ll << 31;   // bounded waits: about 1 s
-constexpr unsigned kErrTimeout = 1u;
+constexpr unsigned kErrTimeout = 1u;  // a bounded wait (chapter 11) gave up
 static_assert(ROW_WORDS % TILE_WORDS == 0 && TILE_VECS % THREADS == 0, "whole tiles");
 
 enum class Share {
@@ -73,17 +83,6 @@ static_assert(STAGES % CLUSTER == 0, "one owner per slot");
 // ---------------------------------------------------------------------------------------------
 // Device helpers
 // ---------------------------------------------------------------------------------------------
-__device__ inline std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
-
-__device__ inline bool wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
-  const long long start = clock64();
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
-    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
-  return true;
-}
-
 // mapa: the shared::cluster address of the same variable in block `rank` of the cluster.
 __device__ inline std::uint32_t ptx_mapa(std::uint32_t local_smem, std::uint32_t rank) {
   std::uint32_t remote;
@@ -226,7 +225,7 @@ __device__ __forceinline__ void broadcast_body(const std::uint32_t* __restrict__
   for (int j = 0; j < TILES_PER_ROW; ++j) {  // steady state, in lockstep across the cluster
     const int s = j % STAGES;
     if (!failed) {
-      const bool ok = wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1);
+      const bool ok = wait_parity_bounded(&full[s], ring_parity<STAGES>(j));
       failed = __syncthreads_or(!ok);
       if (failed && t == 0) atomicOr(d_error, kErrTimeout);
     }
@@ -398,8 +397,7 @@ inline std::vector<std::uint32_t> reference_broadcast_add(const std::vector<std:
 // --size: bytes of `in` (and of `out`), a multiple of 16; rows of 64 KiB, the last one ragged.
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words), d_table(ROW_WORDS),
-        d_error(1) {
+      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words), d_table(ROW_WORDS) {
     h_in.resize(n_words);
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
     d_in.upload(h_in);
@@ -409,16 +407,11 @@ struct Problem {
   }
   void poison(cudaStream_t s) {
     d_out.poison(s);
-    CUDA_CHECK(cudaMemsetAsync(d_error.data(), 0, sizeof(unsigned), s));
+    d_error.clear(s);
   }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const std::vector<unsigned> err = d_error.download(s);
-    if (err[0] != 0) std::printf("  device reported: an mbarrier wait timed out (gave up)\n");
-    const std::vector<std::uint32_t> got = d_out.download(s);
     if (want.empty()) want = reference_broadcast_add(h_in, h_table);
-    tut::VerifyResult r = tut::compare_exact_words(got.data(), want.data(), n_words);
-    if (err[0] != 0 && r.mismatches == 0) r.mismatches = 1;
-    return r;
+    return compare_words_and_error(s, d_out, want, d_error, describe_timeout);
   }
   // Bytes of in + out; the table's traffic (per block, or per cluster) is what ncu shows.
   double work() const { return 2.0 * static_cast<double>(cfg.size); }
@@ -434,18 +427,12 @@ struct Problem {
   tut::RunConfig cfg;
   std::size_t n_words;
   tut::DeviceBuffer<std::uint32_t> d_in, d_out, d_table;
-  tut::DeviceBuffer<unsigned> d_error;
+  ErrorWord d_error;
   std::vector<std::uint32_t> h_in, h_table, want;
 };
 
 inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&](std::string key, std::string name, std::string desc,
-                 std::function<void(Problem&, cudaStream_t)> fn, bool negative = false) {
-    v.push_back(V{std::move(key), std::move(name), std::move(desc), std::move(fn)});
-    v.back().negative = negative;
-  };
+  VariantList<Problem> add;
   add("v0_bulk", "v0 bulk, no cluster",
       "chapter 11: each block bulk-loads its row tile and every table tile itself",
       [](Problem& p, cudaStream_t s) { p.run(launch_plain, broadcast_v0_bulk_kernel, s); });
@@ -478,7 +465,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
         p.run(launch_clustered, broadcast_v9_bad_mask_kernel, s);
       },
       true);
-  return v;
+  return std::move(add.list);
 }
 
 }  // namespace ch13

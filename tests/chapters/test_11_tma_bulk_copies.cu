@@ -3,31 +3,14 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "variant_test.cuh"
 
 namespace {
 
-tut::RunConfig config(std::uint64_t size, int blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = size;
-  cfg.seed = 11;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
-}
-
 // Poison, launch, synchronise, compare - what the harness does for one variant.
 tut::VerifyResult run_variant(const std::string& key, std::uint64_t size, int blocks_per_sm = 1) {
-  ch11::Problem p(config(size, blocks_per_sm));
-  for (const auto& v : ch11::variants()) {
-    if (v.key != key) continue;
-    p.poison(nullptr);
-    v.launch(p, nullptr);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    return p.verify(nullptr, v.reference);
-  }
-  ADD_FAILURE() << "no variant " << key;
-  return {};
+  return tut_test::run_variant(tut_test::test_config(size, 11, {{"blocks-per-sm", blocks_per_sm}}),
+                               ch11::variants(), key);
 }
 
 // Tiny, one vector short of a sub-tile / a TMA tile, a ragged tail, many tiles.

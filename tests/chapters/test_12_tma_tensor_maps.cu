@@ -6,30 +6,16 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "variant_test.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t n, int blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = n;
-  cfg.seed = 12;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
+  return tut_test::test_config(n, 12, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 tut::VerifyResult run_variant(const std::string& key, std::uint64_t n, int blocks_per_sm = 1) {
-  ch12::Problem p(config(n, blocks_per_sm));
-  for (const auto& v : ch12::variants()) {
-    if (v.key != key) continue;
-    p.poison(nullptr);
-    v.launch(p, nullptr);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    return p.verify(nullptr, v.reference);
-  }
-  ADD_FAILURE() << "no variant " << key;
-  return {};
+  return tut_test::run_variant(config(n, blocks_per_sm), ch12::variants(), key);
 }
 
 // Tiny (one partial box), just under a box, a box + 4, ragged edges, many tiles.

@@ -4,29 +4,12 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "variant_test.cuh"
 
 namespace {
 
-tut::RunConfig config(std::uint64_t size) {
-  tut::RunConfig cfg;
-  cfg.size = size;
-  cfg.seed = 13;
-  cfg.device = tut::query_device();
-  return cfg;
-}
-
 tut::VerifyResult run_variant(const std::string& key, std::uint64_t size) {
-  ch13::Problem p(config(size));
-  for (const auto& v : ch13::variants()) {
-    if (v.key != key) continue;
-    p.poison(nullptr);
-    v.launch(p, nullptr);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    return p.verify(nullptr, v.reference);
-  }
-  ADD_FAILURE() << "no variant " << key;
-  return {};
+  return tut_test::run_variant(tut_test::test_config(size, 13), ch13::variants(), key);
 }
 
 // 16 B (one partial row: 1 busy block, 3 idle ones in the cluster); a row minus 16 B; rows

@@ -15,12 +15,13 @@
 // through shared memory. The TMA tile is 16 KiB (four 4 KiB sub-tiles).
 //
 // Each mechanism is taught twice: v1 in raw inline PTX (you see every instruction), v2 with
-// CCCL's cuda::ptx wrappers (the same instructions, typed). v3 adds the bulk STORE
+// CCCL's cuda::ptx wrappers (the same instructions, typed; the same ring). v3 adds the bulk STORE
 // (shared -> global, bulk_group completion) and the fence.proxy.async rule. v4 shows
 // cuda::memcpy_async + cuda::barrier, which on sm_90 with 16-byte alignment becomes the same
 // cp.async.bulk. v5-v7 run v1's ring in other shapes (8 x 16 KiB, 4 x 32 KiB, 16 x 4 KiB) to
 // separate bytes in flight from slot granularity at one block per SM. v8/v9 are deliberately
-// broken: wrong expect_tx byte count, wrong parity.
+// broken: wrong expect_tx byte count, wrong parity. ring_helpers.cuh holds the bookkeeping
+// (grid-stride tiles, ring phases, the bounded wait, the error word) that chapters 12-13 reuse.
 //
 // Minimum compute capability: 9.0 (cp.async.bulk and mbarrier transaction counts are sm_90).
 // Run:    build/bin/ch11_tma_bulk_copies [--blocks-per-sm=N] [--size=1G] [--list]
@@ -38,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "chapters/11_tma_bulk_copies/ring_helpers.cuh"  // from the root: the exercise finds it
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
 
@@ -57,10 +59,8 @@ constexpr int TMA_STAGES = 4;                      // 4 x 16 KiB = 64 KiB ring
 constexpr int VECS_PER_THREAD = TMA_TILE_VECS / THREADS;  // 4
 static_assert(TMA_TILE_VECS % SUB_VECS == 0, "a TMA tile holds whole reversal sub-tiles");
 
-// A bounded wait: an mbarrier wait that never completes (a wrong byte count, a wrong phase)
-// would otherwise hang the GPU. Every wait here gives up after this many SM clock cycles
-// (about 1 s at 1.98 GHz), records the failure in a device flag and leaves the poison.
-constexpr long long WAIT_BUDGET_CYCLES = 1ll << 31;
+// Every mbarrier wait here is bounded (ring_helpers.cuh: it gives up after about 1 s). The
+// thread that gives up records why in the device error word and leaves the poison:
 constexpr unsigned kErrFullTimeout = 1u;   // a consumer never saw its tile land
 constexpr unsigned kErrEmptyTimeout = 2u;  // the producer never saw a slot released
 
@@ -78,9 +78,16 @@ __host__ __device__ inline int reversed_source(int i, int count) {
   return sub + cnt - 1 - (i - sub);
 }
 
-// This block's share of a grid-stride loop: tiles blockIdx.x, blockIdx.x + gridDim.x, ...
-__device__ inline std::size_t tiles_of_this_block(std::size_t num_tiles) {
-  return blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+// The consumer step of every TMA variant: thread t copies vectors t, t + THREADS, ... of a
+// tile of `count` vectors from its slot `s_tile` to `dst` (global: LDS.128 -> STG.128; v3's
+// staging buffer: LDS.128 -> STS.128), each sub-tile reversed.
+template <int PER_THREAD>
+__device__ inline void copy_tile_reversed(int4* dst, const int4* s_tile, int count) {
+#pragma unroll
+  for (int q = 0; q < PER_THREAD; ++q) {
+    const int i = q * THREADS + static_cast<int>(threadIdx.x);
+    if (i < count) dst[i] = s_tile[reversed_source(i, count)];
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,75 +115,58 @@ inline void require_bulk_copy_rules(const void* dst, const void* src, std::size_
 }
 
 // ---------------------------------------------------------------------------------------------
-// Raw PTX building blocks (v1 and the negatives). Shared-memory operands are 32-bit
-// shared-window addresses (__cvta_generic_to_shared), as the instructions expect.
+// Raw PTX building blocks (v1, v5-v7 and the negatives). Shared-memory operands are 32-bit
+// shared-window addresses (smem_addr: __cvta_generic_to_shared), as the instructions expect.
+// The ring below is written against this set of six; v2 hands it CcclPtx, the same six
+// instructions spelled with cuda::ptx.
 // ---------------------------------------------------------------------------------------------
-__device__ inline std::uint32_t smem_addr(const void* p) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-}
+struct RawPtx {
+  // mbarrier.init: expected arrivals per phase = count; phase 0 is current; tx-count = 0.
+  static __device__ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
+                 : "memory");
+  }
 
-// mbarrier.init: expected arrivals per phase = count; phase 0 is current; tx-count = 0.
-__device__ inline void ptx_mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem_addr(bar)), "r"(count)
-               : "memory");
-}
+  // The barrier was initialised by ordinary (generic-proxy) stores; the TMA unit (async proxy)
+  // will update it. This fence makes the initialisation visible to the async proxy.
+  static __device__ void fence_proxy_async_shared() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  }
 
-// The barrier was initialised by ordinary (generic-proxy) stores; the TMA unit (async proxy)
-// will update it. This fence makes the initialisation visible to the async proxy.
-__device__ inline void ptx_fence_proxy_async_shared() {
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-}
+  // One arrival, and tx-count += bytes: "this phase also waits for `bytes` bytes to land".
+  static __device__ void arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
+                 ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
+  }
 
-// One arrival, and tx-count += bytes: "this phase also waits for `bytes` bytes to land".
-__device__ inline void ptx_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
-               ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-}
+  // One arrival, no transaction bytes (a consumer releasing a slot).
+  static __device__ void arrive(std::uint64_t* bar) {
+    asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar))
+                 : "memory");
+  }
 
-// One arrival, no transaction bytes (a consumer releasing a slot).
-__device__ inline void ptx_arrive(std::uint64_t* bar) {
-  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];" ::"r"(smem_addr(bar))
-               : "memory");
-}
+  // The TMA copy: `bytes` from global `src` to shared `dst`; as they land the TMA unit performs
+  // complete_tx on `bar` (tx-count -= bytes landed).
+  static __device__ void bulk_load(void* dst, const void* src, std::uint32_t bytes,
+                                   std::uint64_t* bar) {
+    asm volatile(
+        "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+        ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
+  }
 
-// The TMA copy: `bytes` from global `src` to shared `dst`; as they land the TMA unit performs
-// complete_tx on `bar` (tx-count -= bytes landed).
-__device__ inline void ptx_bulk_load(void* dst, const void* src, std::uint32_t bytes,
-                                     std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-      ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
-
-// true once the phase with parity `parity` has completed (acquire: the landed bytes are then
-// visible to this thread). The hardware may suspend the thread for a while before saying no.
-__device__ inline bool ptx_try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
-  std::uint32_t done;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-  return done != 0;
-}
-
-// LESSON: the bounded wait. try_wait returns false after a hardware time limit; we loop until
-// the phase completes or the budget runs out. Production code loops forever; a tutorial whose
-// negative variants must fail (not hang) cannot.
-__device__ inline bool ptx_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
-  const long long start = clock64();
-  while (!ptx_try_wait_parity(bar, parity))
-    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
-  return true;
-}
-
-// The same wait through cuda::ptx (v2, v3).
-__device__ inline bool cccl_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
-  const long long start = clock64();
-  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
-    if (clock64() - start > WAIT_BUDGET_CYCLES) return false;
-  return true;
-}
+  // true once the phase with parity `parity` has completed (acquire: the landed bytes are then
+  // visible to this thread). The hardware may suspend the thread for a while before saying no.
+  // The ring loops on it with a budget (wait_bounded, ring_helpers.cuh).
+  static __device__ bool try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+    std::uint32_t done;
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
+    return done != 0;
+  }
+};
 
 // ---------------------------------------------------------------------------------------------
 // v0: chapter 06's best - an 8-stage cp.async ring, every thread copies 16 B per 4 KiB tile
@@ -193,7 +183,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tiles_of_this_block(num_tiles);
   auto issue = [&](std::size_t j) {  // tile j of this block -> slot j % STAGES, then commit
     if (j < my_tiles) {
-      const std::size_t base = (blockIdx.x + j * gridDim.x) * CPA_TILE_VECS;
+      const std::size_t base = block_tile(j) * CPA_TILE_VECS;
       if (t < tile_count(n_vecs, base, CPA_TILE_VECS))
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
                          smem_addr(&s_ring[j % CPA_STAGES][t])),
@@ -211,7 +201,7 @@ __global__ void __launch_bounds__(THREADS)
     // this thread's 16 B of tile j have landed.
     asm volatile("cp.async.wait_group %0;" ::"n"(CPA_STAGES - 1) : "memory");
     __syncthreads();  // ... and every other thread's: slot j % STAGES holds tile j
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * CPA_TILE_VECS;
+    const std::size_t base = block_tile(j) * CPA_TILE_VECS;
     const int count = tile_count(n_vecs, base, CPA_TILE_VECS);
     if (t < count) d_out[base + t] = s_ring[j % CPA_STAGES][reversed_source(t, count)];
     __syncthreads();  // slot j % STAGES consumed before the next issue overwrites it
@@ -235,35 +225,43 @@ __global__ void __launch_bounds__(THREADS)
 // variant v9's bug.
 enum class Bug { kNone, kWrongTxCount, kWrongParity };
 
-// The ring is written once, as a device function templated on its shape (STAGES slots of
-// TILE_VECS x 16 B), so v1 (4 x 16 KiB) and v5-v7 (other ring shapes, below) run the same code.
-template <Bug BUG, int STAGES, int TILE_VECS>
-__device__ inline void bulk_ring_ptx(int4* s_ring, std::uint64_t* full, std::uint64_t* empty,
-                                     const int4* __restrict__ d_in, int4* __restrict__ d_out,
-                                     std::size_t n_vecs, unsigned* d_error) {
+// The ring is written once, as a device function templated on the instruction spelling I
+// (RawPtx for v1, CcclPtx for v2) and on its shape (STAGES slots of TILE_VECS x 16 B), so v1
+// (4 x 16 KiB), v2 and v5-v7 (other ring shapes, below) run the same code.
+template <class I, Bug BUG, int STAGES, int TILE_VECS>
+__device__ inline void bulk_ring(int4* s_ring, std::uint64_t* full, std::uint64_t* empty,
+                                 const int4* __restrict__ d_in, int4* __restrict__ d_out,
+                                 std::size_t n_vecs, unsigned* d_error) {
   static_assert(TILE_VECS % SUB_VECS == 0 && TILE_VECS % THREADS == 0, "whole sub-tiles");
-  constexpr int PER_THREAD = TILE_VECS / THREADS;
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
   const std::size_t my_tiles = tiles_of_this_block(num_tiles);
+  auto wait = [](std::uint64_t* bar, std::uint32_t parity) {  // gives up after about 1 s
+    return wait_bounded([&] { return I::try_wait_parity(bar, parity); });
+  };
 
   if (t == 0) {
     for (int s = 0; s < STAGES; ++s) {
-      ptx_mbarrier_init(&full[s], 1);
-      ptx_mbarrier_init(&empty[s], WARPS);
+      I::mbarrier_init(&full[s], 1);
+      I::mbarrier_init(&empty[s], WARPS);
     }
-    ptx_fence_proxy_async_shared();
+    I::fence_proxy_async_shared();
   }
   __syncthreads();  // nobody touches a barrier before it is initialised
 
   // Producer step for tile j (thread 0 only): wait until the slot is free, announce the bytes,
-  // hand the copy to the TMA unit. Returns false if the slot never became free.
+  // hand the copy to the TMA unit. Records a timeout and returns false if the slot never
+  // became free.
   auto produce = [&](std::size_t j) -> bool {
     const int s = static_cast<int>(j % STAGES);
-    const std::uint32_t n = static_cast<std::uint32_t>(j / STAGES);
-    const std::uint32_t parity = BUG == Bug::kWrongParity ? (n & 1) : ((n & 1) ^ 1);
-    if (!ptx_wait_parity_bounded(&empty[s], parity)) return false;
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
+    // phase n-1 of empty[s] (n = j / STAGES): tile j - STAGES has been read
+    const std::uint32_t parity =
+        BUG == Bug::kWrongParity ? ring_parity<STAGES>(j) : ring_parity<STAGES>(j) ^ 1;
+    if (!wait(&empty[s], parity)) {
+      atomicOr(d_error, kErrEmptyTimeout);
+      return false;
+    }
+    const std::size_t base = block_tile(j) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     // BUG kWrongTxCount: announces 16 bytes more than the copy delivers, so tx-count never
     // returns to zero and the phase never completes.
@@ -271,36 +269,26 @@ __device__ inline void bulk_ring_ptx(int4* s_ring, std::uint64_t* full, std::uin
     return true;
   };
 
-  // prologue: the producer fills up to STAGES slots (its empty-waits pass at once)
+  // prologue: the producer fills up to STAGES slots (its empty-waits pass at once); if one
+  // fails, the consumers time out on full[] and return as well: the poison stays
   if (t == 0)
     for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
-      if (!produce(j)) {
-        atomicOr(d_error, kErrEmptyTimeout);
-        return;  // the consumers time out on full[] and return as well: poison stays
-      }
+      if (!produce(j)) return;
 
   // steady state: consume tile j, release its slot, refill it with tile j + STAGES
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % STAGES);
-    if (!ptx_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / STAGES) & 1)) {
+    if (!wait(&full[s], ring_parity<STAGES>(j))) {  // phase n of full[s]: tile j landed
       atomicOr(d_error, kErrFullTimeout);
       return;
     }
     // slot s holds tile j (all its bytes are visible: try_wait has acquire semantics)
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TILE_VECS;
-    const int count = tile_count(n_vecs, base, TILE_VECS);
-    const int4* s_tile = s_ring + s * TILE_VECS;
-#pragma unroll
-    for (int q = 0; q < PER_THREAD; ++q) {
-      const int i = q * THREADS + t;
-      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];  // LDS.128 -> STG
-    }
+    const std::size_t base = block_tile(j) * TILE_VECS;
+    copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS,
+                                            tile_count(n_vecs, base, TILE_VECS));
     __syncwarp();                           // the whole warp has read slot s ...
-    if (t % 32 == 0) ptx_arrive(&empty[s]);  // ... so its lane 0 releases it (release order)
-    if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) {
-      atomicOr(d_error, kErrEmptyTimeout);
-      return;
-    }
+    if (t % 32 == 0) I::arrive(&empty[s]);  // ... so its lane 0 releases it (release order)
+    if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) return;
   }
   // No copy is in flight here: every issued tile was waited for by its consumers.
 }
@@ -311,8 +299,8 @@ __global__ void __launch_bounds__(THREADS)
                               std::size_t n_vecs, unsigned* d_error) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
   __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
-  bulk_ring_ptx<BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
-                                                 d_in, d_out, n_vecs, d_error);
+  bulk_ring<RawPtx, BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full,
+                                                    empty, d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -339,82 +327,51 @@ __global__ void __launch_bounds__(THREADS)
                                std::size_t n_vecs, unsigned* d_error) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [STAGES][TILE_VECS] x 16 B
   __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
-  bulk_ring_ptx<Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
-                                               d_in, d_out, n_vecs, d_error);
+  bulk_ring<RawPtx, Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full,
+                                                   empty, d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
 // v2: the same ring through CCCL's cuda::ptx (one function per PTX instruction)
 // ---------------------------------------------------------------------------------------------
-// Mapping (PTX -> cuda::ptx, CCCL 3.0.1):
-//   mbarrier.init                         -> cuda::ptx::mbarrier_init(bar, count)
-//   fence.proxy.async.shared::cta         -> cuda::ptx::fence_proxy_async(space_shared)
-//   mbarrier.arrive.expect_tx.release.cta -> cuda::ptx::mbarrier_arrive_expect_tx(
-//                                              sem_release, scope_cta, space_shared, bar, bytes)
-//   cp.async.bulk.shared::cta.global...   -> cuda::ptx::cp_async_bulk(space_shared,
-//                                              space_global, dst, src, bytes, bar)
-//   mbarrier.try_wait.parity              -> cuda::ptx::mbarrier_try_wait_parity(bar, parity)
-//   mbarrier.arrive                       -> cuda::ptx::mbarrier_arrive(bar)
+// CcclPtx is RawPtx's six instructions spelled with cuda::ptx (CCCL 3.0.1); bulk_ring is
+// unchanged. Each member names the PTX it emits.
+struct CcclPtx {
+  // mbarrier.init
+  static __device__ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
+    cuda::ptx::mbarrier_init(bar, count);
+  }
+  // fence.proxy.async.shared::cta
+  static __device__ void fence_proxy_async_shared() {
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+  // mbarrier.arrive.expect_tx.release.cta.shared::cta
+  static __device__ void arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+    (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
+                                               cuda::ptx::space_shared, bar, bytes);
+  }
+  // mbarrier.arrive
+  static __device__ void arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }
+  // cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes
+  static __device__ void bulk_load(void* dst, const void* src, std::uint32_t bytes,
+                                   std::uint64_t* bar) {
+    cuda::ptx::cp_async_bulk(cuda::ptx::space_shared, cuda::ptx::space_global, dst, src, bytes,
+                             bar);
+  }
+  // mbarrier.try_wait.parity
+  static __device__ bool try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+    return cuda::ptx::mbarrier_try_wait_parity(bar, parity);
+  }
+};
+
 __global__ void __launch_bounds__(THREADS)
     stream_v2_bulk_cccl_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
                                std::size_t n_vecs, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  int4* s_ring = reinterpret_cast<int4*>(smem_raw);  // [STAGES][TMA_TILE_VECS] x 16 B
+  extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
   __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
-  const std::size_t my_tiles = tiles_of_this_block(num_tiles);
-
-  if (t == 0) {
-    for (int s = 0; s < TMA_STAGES; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], WARPS);
-    }
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
-
-  auto produce = [&](std::size_t j) -> bool {  // same invariant as v1
-    const int s = static_cast<int>(j % TMA_STAGES);
-    const std::uint32_t parity = (static_cast<std::uint32_t>(j / TMA_STAGES) & 1) ^ 1;
-    if (!cccl_wait_parity_bounded(&empty[s], parity)) return false;
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
-    const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], bytes);
-    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_ring + s * TMA_TILE_VECS,
-                       d_in + base, bytes, &full[s]);
-    return true;
-  };
-
-  if (t == 0)  // prologue
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
-      if (!produce(j)) {
-        atomicOr(d_error, kErrEmptyTimeout);
-        return;
-      }
-  for (std::size_t j = 0; j < my_tiles; ++j) {  // steady state
-    const int s = static_cast<int>(j % TMA_STAGES);
-    if (!cccl_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / TMA_STAGES) & 1)) {
-      atomicOr(d_error, kErrFullTimeout);
-      return;
-    }
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
-    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
-    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
-#pragma unroll
-    for (int q = 0; q < VECS_PER_THREAD; ++q) {
-      const int i = q * THREADS + t;
-      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];
-    }
-    __syncwarp();
-    if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) {
-      atomicOr(d_error, kErrEmptyTimeout);
-      return;
-    }
-  }
+  bulk_ring<CcclPtx, Bug::kNone, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw),
+                                                            full, empty, d_in, d_out, n_vecs,
+                                                            d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -453,7 +410,7 @@ __global__ void __launch_bounds__(THREADS)
   // needs no empty barriers: it refills slot s right after the barrier that ends tile j.
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % TMA_STAGES);
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::size_t base = block_tile(j) * TMA_TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
     (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &full[s], bytes);
@@ -465,8 +422,7 @@ __global__ void __launch_bounds__(THREADS)
 
   for (std::size_t j = 0; j < my_tiles; ++j) {  // steady state
     const int s = static_cast<int>(j % TMA_STAGES);
-    const bool landed =
-        cccl_wait_parity_bounded(&full[s], static_cast<std::uint32_t>(j / TMA_STAGES) & 1);
+    const bool landed = wait_parity_bounded(&full[s], ring_parity<TMA_STAGES>(j));
     int4* s_dst = s_out + (j & 1) * TMA_TILE_VECS;
     if (t == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // s_dst no longer read
     // Barrier A: s_dst is free for everyone; and a block-uniform decision on a timeout, so no
@@ -478,14 +434,9 @@ __global__ void __launch_bounds__(THREADS)
       }
       return;
     }
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::size_t base = block_tile(j) * TMA_TILE_VECS;
     const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
-    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
-#pragma unroll
-    for (int q = 0; q < VECS_PER_THREAD; ++q) {
-      const int i = q * THREADS + t;
-      if (i < count) s_dst[i] = s_tile[reversed_source(i, count)];  // LDS.128 -> STS.128
-    }
+    copy_tile_reversed<VECS_PER_THREAD>(s_dst, s_ring + s * TMA_TILE_VECS, count);  // -> STS
     ptx::fence_proxy_async(ptx::space_shared);  // rule 1: my STS -> visible to the async proxy
     __syncthreads();  // Barrier B: s_dst complete; slot s fully read
     if (t == 0) {
@@ -532,7 +483,7 @@ __global__ void __launch_bounds__(THREADS)
 
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % TMA_STAGES);
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
+    const std::size_t base = block_tile(j) * TMA_TILE_VECS;
     const std::size_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
     cuda::memcpy_async(s_ring + s * TMA_TILE_VECS, d_in + base,
                        cuda::aligned_size_t<16>(bytes), bar[s]);
@@ -543,14 +494,9 @@ __global__ void __launch_bounds__(THREADS)
     const int s = static_cast<int>(j % TMA_STAGES);
     // Phase completes when all THREADS arrived and the copy's bytes landed: slot s = tile j.
     bar[s].arrive_and_wait();
-    const std::size_t base = (blockIdx.x + j * gridDim.x) * TMA_TILE_VECS;
-    const int count = tile_count(n_vecs, base, TMA_TILE_VECS);
-    const int4* s_tile = s_ring + s * TMA_TILE_VECS;
-#pragma unroll
-    for (int q = 0; q < VECS_PER_THREAD; ++q) {
-      const int i = q * THREADS + t;
-      if (i < count) d_out[base + i] = s_tile[reversed_source(i, count)];
-    }
+    const std::size_t base = block_tile(j) * TMA_TILE_VECS;
+    copy_tile_reversed<VECS_PER_THREAD>(d_out + base, s_ring + s * TMA_TILE_VECS,
+                                        tile_count(n_vecs, base, TMA_TILE_VECS));
     __syncthreads();  // slot s consumed; the refill's bytes go to bar[s]'s next phase
     if (t == 0 && j + TMA_STAGES < my_tiles) produce(j + TMA_STAGES);
   }
@@ -641,28 +587,27 @@ inline std::vector<std::uint32_t> reference_reverse_tiles(const std::vector<std:
 // The problem: one input and one output buffer of `size` bytes, plus a device error word the
 // bounded waits report into. Bytes moved = size read + size written.
 // ---------------------------------------------------------------------------------------------
+// What verify() prints when the error word is not 0.
+inline std::string describe_error(unsigned err) {
+  return std::string(err & kErrFullTimeout ? "an mbarrier 'full' wait timed out; " : "") +
+         (err & kErrEmptyTimeout ? "an mbarrier 'empty' wait timed out; " : "") +
+         "(the kernel gave up instead of hanging)";
+}
+
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words), d_error(1) {
+      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words) {
     h_in.resize(n_words);
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
     d_in.upload(h_in);
   }
   void poison(cudaStream_t s) {
     d_out.poison(s);
-    CUDA_CHECK(cudaMemsetAsync(d_error.data(), 0, sizeof(unsigned), s));
+    d_error.clear(s);
   }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const std::vector<unsigned> err = d_error.download(s);
-    if (err[0] != 0)
-      std::printf("  device reported: %s%s(the kernel gave up instead of hanging)\n",
-                  err[0] & kErrFullTimeout ? "an mbarrier 'full' wait timed out; " : "",
-                  err[0] & kErrEmptyTimeout ? "an mbarrier 'empty' wait timed out; " : "");
-    const std::vector<std::uint32_t> got = d_out.download(s);
     if (want.empty()) want = reference_reverse_tiles(h_in);
-    tut::VerifyResult r = tut::compare_exact_words(got.data(), want.data(), n_words);
-    if (err[0] != 0 && r.mismatches == 0) r.mismatches = 1;  // a timeout is a failure
-    return r;
+    return compare_words_and_error(s, d_out, want, d_error, describe_error);
   }
   double work() const { return 2.0 * static_cast<double>(cfg.size); }
   std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
@@ -673,7 +618,7 @@ struct Problem {
   tut::RunConfig cfg;
   std::size_t n_words;
   tut::DeviceBuffer<std::uint32_t> d_in, d_out;
-  tut::DeviceBuffer<unsigned> d_error;
+  ErrorWord d_error;  // the bounded waits' kErr* bits
   std::vector<std::uint32_t> h_in, want;
 };
 
@@ -681,13 +626,7 @@ struct Problem {
 // The variant registry
 // ---------------------------------------------------------------------------------------------
 inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&](std::string key, std::string name, std::string desc,
-                 std::function<void(Problem&, cudaStream_t)> fn, bool negative = false) {
-    v.push_back(V{std::move(key), std::move(name), std::move(desc), std::move(fn)});
-    v.back().negative = negative;
-  };
+  VariantList<Problem> add;
   add("v0_cpasync_full", "v0 cp.async 8-stage, full occ",
       "chapter 06's ring: 16 B LDGSTS per thread, 4 KiB tiles, as many blocks per SM as fit",
       [](Problem& p, cudaStream_t s) {
@@ -760,7 +699,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
                                             p.d_error.data(), p.sms(), 0, s);
       },
       true);
-  return v;
+  return std::move(add.list);
 }
 
 }  // namespace ch11

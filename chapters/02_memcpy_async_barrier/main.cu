@@ -6,16 +6,9 @@ int main(int argc, char** argv) {
   tut::Chapter<ch02::Problem> ch;
   ch.id = "ch02_memcpy_async_barrier";
   ch.title = "Chapter 02: cuda::memcpy_async completed by a cuda::barrier (LDGSTS + mbarrier)";
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
-  // Tiny (one float4, then 3 float4: shorter than the halo span), one short of a tile, tiles
-  // plus a ragged tail, just over 1 MiB, and 8 MiB (the persistent grid loops many times).
-  ch.check_sizes = {16, 48, 1008, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 16 * 7, 8u << 20};
+  ch01::set_workload_sizes(ch);  // --size rules, check sizes, --blocks-per-sm: workload.cuh
   // input + output, plus the same again for the memcpy ceiling measured beside them
   ch.device_bytes = [](std::uint64_t size) { return 4 * size + (size_t{64} << 20); };
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
   ch.variants = ch02::variants();
   return tut::run_chapter(argc, argv, ch);
 }

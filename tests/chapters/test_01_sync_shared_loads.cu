@@ -16,14 +16,6 @@ tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
   return cfg;
 }
 
-tut::VerifyResult run(ch01::Problem& p, const tut::Variant<ch01::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
-}
-
 class Ch01Kernels : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(Ch01Kernels, EveryVariantMatchesTheReference) {
@@ -31,7 +23,7 @@ TEST_P(Ch01Kernels, EveryVariantMatchesTheReference) {
   ch01::Problem p(config(GetParam()));
   for (const auto& v : ch01::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -49,7 +41,8 @@ TEST(Ch01Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
     ch01::Problem p(config((1u << 20) + 48, blocks));
     for (const auto& v : ch01::variants()) {
       if (v.key.find("_low") == std::string::npos) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok())
+          << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -59,7 +52,7 @@ TEST(Ch01Negative, DroppedPartialTileIsCaught) {
   ch01::Problem p(config(3 * 4096 + 80));  // 3 whole tiles + 5 float4
   for (const auto& v : ch01::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_EQ(r.mismatches, 5u * 4) << "exactly the 5 float4 of the partial tile";
   }
@@ -70,7 +63,7 @@ TEST(Ch01Reference, ReverseTilesOnAKnownInput) {
   const std::size_t n_vecs = 2 * ch01::STREAM_TILE_VECS + 2;
   std::vector<std::uint32_t> in(n_vecs * 4);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i);
-  const auto out = ch01::reference_reverse_tiles(in);
+  const auto out = ch01::reference_reverse_tiles(in, ch01::STREAM_TILE_VECS);
   EXPECT_EQ(out[0], (ch01::STREAM_TILE_VECS - 1) * 4u);  // first of tile 0 <- its last float4
   EXPECT_EQ(out[2 * ch01::STREAM_TILE_VECS * 4], (2 * ch01::STREAM_TILE_VECS + 1) * 4u);
   EXPECT_EQ(out[(2 * ch01::STREAM_TILE_VECS + 1) * 4 + 3], 2 * ch01::STREAM_TILE_VECS * 4u + 3);
@@ -78,7 +71,7 @@ TEST(Ch01Reference, ReverseTilesOnAKnownInput) {
 
 TEST(Ch01Reference, StencilOnAKnownInput) {
   const std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8};
-  const auto out = ch01::reference_stencil(in);
+  const auto out = ch01::reference_stencil(in, ch01::RADIUS);
   EXPECT_EQ(out[0], 1 + 2 + 3 + 4);          // left edge: zeros outside
   EXPECT_EQ(out[3], 1 + 2 + 3 + 4 + 5 + 6 + 7);
   EXPECT_EQ(out[7], 5 + 6 + 7 + 8);

@@ -16,14 +16,6 @@ tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
   return cfg;
 }
 
-tut::VerifyResult run(ch03::Problem& p, const tut::Variant<ch03::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
-}
-
 class Ch03Kernels : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(Ch03Kernels, EveryVariantMatchesTheReference) {
@@ -31,7 +23,7 @@ TEST_P(Ch03Kernels, EveryVariantMatchesTheReference) {
   ch03::Problem p(config(GetParam()));
   for (const auto& v : ch03::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -50,7 +42,8 @@ TEST(Ch03Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
     ch03::Problem p(config((1u << 20) + 48, blocks));
     for (const auto& v : ch03::variants()) {
       if (v.key.find("_low") == std::string::npos) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok())
+          << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -62,7 +55,7 @@ TEST(Ch03Negative, OneWarpCallingTheCollectiveCopyIsCaught) {
   ch03::Problem p(config(3 * 4096 + 80));
   for (const auto& v : ch03::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_EQ(r.mismatches, 3u * 224 * 4) << "exactly the uncopied float4 of the whole tiles";
   }
@@ -74,16 +67,7 @@ TEST(Ch03Negative, ATileWithinOneWarpsReachStillPasses) {
   SKIP_UNLESS_GPU(8, 0);
   ch03::Problem p(config(32 * 16));
   for (const auto& v : ch03::variants())
-    if (v.negative) EXPECT_TRUE(run(p, v).ok()) << v.key;
-}
-
-TEST(Ch03Reference, StencilOnAKnownInput) {
-  // Host-only: the CPU reference itself (runs without a GPU).
-  const std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8};
-  const auto out = ch03::reference_stencil(in);
-  EXPECT_EQ(out[0], 1 + 2 + 3 + 4);
-  EXPECT_EQ(out[3], 1 + 2 + 3 + 4 + 5 + 6 + 7);
-  EXPECT_EQ(out[7], 5 + 6 + 7 + 8);
+    if (v.negative) EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key;
 }
 
 }  // namespace

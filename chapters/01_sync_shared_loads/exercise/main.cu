@@ -7,14 +7,8 @@ int main(int argc, char** argv) {
   tut::Chapter<ch01::Problem> ch;
   ch.id = "ch01_sync_shared_loads";
   ch.title = "Chapter 01: synchronous global->shared loads (LDG + STS + BAR.SYNC)";
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
-  // Tiny, one element short of a tile, tiles plus a ragged tail, and a few MiB.
-  ch.check_sizes = {16, 48, 1008, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 16 * 7, 8u << 20};
+  ch01::set_workload_sizes(ch);  // --size rules, check sizes, --blocks-per-sm: workload.cuh
   ch.device_bytes = [](std::uint64_t size) { return 2 * size + (size_t{64} << 20); };
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
   ch.variants = ch01::variants();
   return tut::run_chapter(argc, argv, ch);
 }

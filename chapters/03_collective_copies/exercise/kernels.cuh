@@ -28,15 +28,14 @@
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "chapters/01_sync_shared_loads/workload.cuh"  // from the root: the exercise copy finds it too
 
 namespace ch03 {
 
@@ -337,76 +336,11 @@ inline void launch_stencil_v5(const float* d_in, float* d_out, std::size_t n, in
 }
 
 // ---------------------------------------------------------------------------------------------
-// CPU references (chapter 01's)
+// CPU references and the Problem: chapter 01's (chapters/01_sync_shared_loads/workload.cuh)
 // ---------------------------------------------------------------------------------------------
-inline std::vector<float> reference_stencil(const std::vector<float>& in) {
-  const std::size_t n = in.size();
-  std::vector<float> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    float sum = 0.0f;  // inputs are multiples of 2^-10 below 512: every partial sum is exact
-    for (int k = -RADIUS; k <= RADIUS; ++k) {
-      const long long j = static_cast<long long>(i) + k;
-      if (j >= 0 && j < static_cast<long long>(n)) sum += in[static_cast<std::size_t>(j)];
-    }
-    out[i] = sum;
-  }
-  return out;
-}
-
-/// Reverse each 256-float4 tile (the last, partial tile within itself), as 32-bit words.
-inline std::vector<std::uint32_t> reference_reverse_tiles(const std::vector<std::uint32_t>& in) {
-  const std::size_t n_vecs = in.size() / 4;
-  std::vector<std::uint32_t> out(in.size());
-  for (std::size_t base = 0; base < n_vecs; base += STREAM_TILE_VECS) {
-    const std::size_t count = std::min<std::size_t>(STREAM_TILE_VECS, n_vecs - base);
-    for (std::size_t t = 0; t < count; ++t)
-      for (int w = 0; w < 4; ++w) out[(base + t) * 4 + w] = in[(base + count - 1 - t) * 4 + w];
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes (floats / float4).
-// ---------------------------------------------------------------------------------------------
-enum Reference : int { kStencil = 0, kReverseTiles = 1 };
-
-struct Problem {
-  explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words) {
-    h_in.resize(n_words);
-    tut::fill_unique_exact_floats(h_in.data(), n_words, cfg.seed);
-    d_in.upload(h_in);
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
-  tut::VerifyResult verify(cudaStream_t s, int reference) {
-    const std::vector<float> got = d_out.download(s);
-    if (reference == kStencil) {
-      if (want_stencil.empty()) want_stencil = reference_stencil(h_in);
-      return tut::compare_exact_floats(got.data(), want_stencil.data(), n_words);
-    }
-    if (want_reversed.empty()) {
-      std::vector<std::uint32_t> in_words(n_words);
-      std::memcpy(in_words.data(), h_in.data(), cfg.size);
-      want_reversed = reference_reverse_tiles(in_words);
-    }
-    return tut::compare_exact_words(reinterpret_cast<const std::uint32_t*>(got.data()),
-                                    want_reversed.data(), n_words);
-  }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-
-  const float4* in_vecs() const { return reinterpret_cast<const float4*>(d_in.data()); }
-  float4* out_vecs() { return reinterpret_cast<float4*>(d_out.data()); }
-  std::size_t n_vecs() const { return n_words / 4; }
-  int sms() const { return cfg.device.sm_count; }
-  int low_blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
-
-  tut::RunConfig cfg;
-  std::size_t n_words;
-  tut::DeviceBuffer<float> d_in, d_out;
-  std::vector<float> h_in, want_stencil;
-  std::vector<std::uint32_t> want_reversed;
-};
+using Problem = ch01::StencilStreamProblem<RADIUS, STREAM_TILE_VECS>;
+using ch01::kReverseTiles;
+using ch01::kStencil;
 
 // ---------------------------------------------------------------------------------------------
 // The variant registry

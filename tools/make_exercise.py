@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate a chapter's exercise from its solution, so the two can never drift apart.
 
-    tools/make_exercise.py <solution kernels.cuh> <exercise kernels.cuh>   write one
+    tools/make_exercise.py <solution kernels.cuh> <exercise kernels.cuh>   write one (+ main.cu)
     tools/make_exercise.py --check <solution> <exercise>                   exit 1 if stale
     tools/make_exercise.py --all                 regenerate chapters/*/exercise/kernels.cuh
 
@@ -76,6 +76,16 @@ def main_copy(solution):
         return "// EXERCISE copy of ../main.cu (tools/make_exercise.py); edit kernels.cuh, not this.\n" + f.read()
 
 
+def write(solution, target):
+    """The exercise header and, beside it, the copy of main.cu (both are checked by --check)."""
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "w") as f:
+        f.write(generate(solution))
+    with open(os.path.join(os.path.dirname(target), "main.cu"), "w") as f:
+        f.write(main_copy(solution))
+    print(f"wrote {target} and main.cu")
+
+
 def main():
     args = sys.argv[1:]
     if args == ["--all"]:
@@ -85,13 +95,7 @@ def main():
                 if "EXERCISE-BEGIN" not in f.read():
                     print(f"no exercise regions: {solution}")
                     continue
-            target = os.path.join(os.path.dirname(solution), "exercise", "kernels.cuh")
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            with open(target, "w") as f:
-                f.write(generate(solution))
-            with open(os.path.join(os.path.dirname(target), "main.cu"), "w") as f:
-                f.write(main_copy(solution))
-            print(f"wrote {target} and main.cu")
+            write(solution, os.path.join(os.path.dirname(solution), "exercise", "kernels.cuh"))
         return
     if len(args) == 3 and args[0] == "--check":
         exercise_main = os.path.join(os.path.dirname(args[2]), "main.cu")
@@ -102,8 +106,7 @@ def main():
         return
     if len(args) != 2:
         sys.exit(__doc__)
-    with open(args[1], "w") as f:
-        f.write(generate(args[0]))
+    write(args[0], args[1])
 
 
 if __name__ == "__main__":

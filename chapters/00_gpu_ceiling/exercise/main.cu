@@ -2,7 +2,6 @@
 // Chapter 00 driver: the copy table from the harness, then the device properties and a size
 // sweep that shows where the L2 cache stops flattering bandwidth numbers.
 #include <cstdio>
-#include <fstream>
 
 #include "kernels.cuh"
 
@@ -45,11 +44,7 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
             ", \"passed\": " + (passed ? "true" : "false") + "}";
   }
   json += "\n]}\n";
-  if (!json_path.empty()) {
-    const std::string sweep_path = json_path + ".sweep.json";
-    std::ofstream(sweep_path) << json;
-    std::printf("sweep written to %s\n", sweep_path.c_str());
-  }
+  ok = tut::write_sweep_json(json_path, json) && ok;
   return ok;
 }
 

@@ -3,7 +3,6 @@
 // from copy-bound to compute-bound, for v0 and the 2- and 4-stage warp-specialized rings.
 // The lesson is in kernels.cuh and README.md.
 #include <cstdio>
-#include <fstream>
 
 #include "kernels.cuh"
 
@@ -23,16 +22,9 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
     ch14::Problem p(cfg);
     for (const auto& v : all) {
       if (v.key != "v0_pipeline" && v.key != "v1_ws_s2" && v.key != "v1_ws_s4") continue;
-      p.poison(stream);
-      v.launch(p, stream);
-      CUDA_CHECK_LAST_LAUNCH();
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      const bool passed = p.verify(stream, v.reference).ok();
+      const bool passed = tut::run_and_verify(p, v, stream).ok();
       ok = ok && passed;
-      const tut::Timing t = tut::time_on_stream(stream, 2, 10, [&](cudaStream_t s) {
-        v.launch(p, s);
-        CUDA_CHECK_LAST_LAUNCH();
-      });
+      const tut::Timing t = tut::time_variant(p, v, stream, 2, 10);
       const double rate = tut::rate_per_second_1e9(p.work(), t.median_ms);
       std::printf("%9d | %-28s | %10.3f | %10.1f | %s\n", intensity, v.name.c_str(), t.median_ms,
                   rate, passed ? "PASS" : "FAIL");
@@ -44,11 +36,7 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
     }
   }
   json += "\n]}\n";
-  if (!json_path.empty()) {
-    const std::string sweep_path = json_path + ".sweep.json";
-    std::ofstream(sweep_path) << json;
-    std::printf("sweep written to %s\n", sweep_path.c_str());
-  }
+  ok = tut::write_sweep_json(json_path, json) && ok;
   return ok;
 }
 

@@ -3,7 +3,6 @@
 // that reports GFLOP/s, % of cuBLAS and the speed-up of each step over the previous one.
 // The lesson is in kernels.cuh and README.md.
 #include <cstdio>
-#include <fstream>
 
 #include "kernels.cuh"
 
@@ -27,25 +26,16 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
     double cublas_rate = 0.0;
     for (std::size_t i = 0; i < all.size(); ++i) {  // cuBLAS first, for the % column
       if (!all[i].is_ceiling) continue;
-      const tut::Timing t = tut::time_on_stream(stream, 2, repeats, [&](cudaStream_t s) {
-        all[i].launch(p, s);
-      });
+      const tut::Timing t = tut::time_variant(p, all[i], stream, 2, repeats);
       cublas_rate = tut::rate_per_second_1e9(p.work(), t.median_ms);
     }
     double prev_rate = 0.0;
     for (std::size_t i = 0; i < all.size(); ++i) {
       const auto& v = all[i];
       if (v.negative || v.min_cc > base.device.cc_major * 10 + base.device.cc_minor) continue;
-      p.poison(stream);
-      v.launch(p, stream);
-      CUDA_CHECK_LAST_LAUNCH();
-      CUDA_CHECK(cudaStreamSynchronize(stream));
-      const bool passed = p.verify(stream, v.reference).ok();
+      const bool passed = tut::run_and_verify(p, v, stream).ok();
       ok = ok && passed;
-      const tut::Timing t = tut::time_on_stream(stream, 2, repeats, [&](cudaStream_t s) {
-        v.launch(p, s);
-        CUDA_CHECK_LAST_LAUNCH();
-      });
+      const tut::Timing t = tut::time_variant(p, v, stream, 2, repeats);
       const double rate = tut::rate_per_second_1e9(p.work(), t.median_ms);
       const double vs_prev = prev_rate > 0 && !v.is_ceiling ? rate / prev_rate : 0.0;
       std::printf("%6d | %-32s | %10.3f | %10.1f | %8.1f%% | %7.2fx | %s\n", n, v.name.c_str(),
@@ -60,11 +50,7 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
     }
   }
   json += "\n]}\n";
-  if (!json_path.empty()) {
-    const std::string sweep_path = json_path + ".sweep.json";
-    std::ofstream(sweep_path) << json;
-    std::printf("sweep written to %s\n", sweep_path.c_str());
-  }
+  ok = tut::write_sweep_json(json_path, json) && ok;
   return ok;
 }
 

@@ -299,8 +299,8 @@ __global__ void __launch_bounds__(THREADS)
                               std::size_t n_vecs, unsigned* d_error) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
   __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
-  bulk_ring<RawPtx, BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full,
-                                                    empty, d_in, d_out, n_vecs, d_error);
+  bulk_ring<RawPtx, BUG, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                                    d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,8 +327,8 @@ __global__ void __launch_bounds__(THREADS)
                                std::size_t n_vecs, unsigned* d_error) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [STAGES][TILE_VECS] x 16 B
   __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
-  bulk_ring<RawPtx, Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full,
-                                                   empty, d_in, d_out, n_vecs, d_error);
+  bulk_ring<RawPtx, Bug::kNone, STAGES, TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full, empty,
+                                                   d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -369,9 +369,8 @@ __global__ void __launch_bounds__(THREADS)
                                std::size_t n_vecs, unsigned* d_error) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [4][1024] x 16 B = 64 KiB
   __shared__ __align__(8) std::uint64_t full[TMA_STAGES], empty[TMA_STAGES];
-  bulk_ring<CcclPtx, Bug::kNone, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw),
-                                                            full, empty, d_in, d_out, n_vecs,
-                                                            d_error);
+  bulk_ring<CcclPtx, Bug::kNone, TMA_STAGES, TMA_TILE_VECS>(reinterpret_cast<int4*>(smem_raw), full,
+                                                            empty, d_in, d_out, n_vecs, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,12 +398,7 @@ __global__ void __launch_bounds__(THREADS)
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TMA_TILE_VECS - 1) / TMA_TILE_VECS;
   const std::size_t my_tiles = tiles_of_this_block(num_tiles);
-
-  if (t == 0) {
-    for (int s = 0; s < TMA_STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<TMA_STAGES>(full);  // count 1 each, fenced for the TMA unit (as in v1)
 
   // Here every slot is released by a __syncthreads (the loop has two anyway), so the producer
   // needs no empty barriers: it refills slot s right after the barrier that ends tile j.

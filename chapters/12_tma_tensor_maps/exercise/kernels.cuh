@@ -43,11 +43,13 @@
 namespace ch12 {
 
 // From chapter 11 (ring_helpers.cuh): shared-window addresses, the grid-stride walk and ring
-// phases, the bounded wait, and the host-side error word, check and registry.
+// phases, the 'full' barriers' initialisation, the bounded wait, and the host-side error word,
+// check and registry.
 using ch11::block_tile;
 using ch11::compare_words_and_error;
 using ch11::describe_timeout;
 using ch11::ErrorWord;
+using ch11::init_full_barriers;
 using ch11::ring_parity;
 using ch11::smem_addr;
 using ch11::tiles_of_this_block;
@@ -308,8 +310,8 @@ __global__ void __launch_bounds__(THREADS)
 // The producer step of v2-v4 (thread 0): one arrival on `bar` that also expects the box's
 // bytes - the WHOLE box, since the TMA unit zero-fills what lies outside the matrix - then the
 // TMA load of the box whose first element is column x, row y, into `dst`.
-__device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t x,
-                                std::int32_t y, std::uint64_t* bar, std::uint32_t box_bytes) {
+__device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t x, std::int32_t y,
+                                std::uint64_t* bar, std::uint32_t box_bytes) {
   namespace ptx = cuda::ptx;
   const std::int32_t coords[2] = {x, y};  // innermost (column) first
   (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
@@ -321,17 +323,12 @@ template <bool SWAP_COORDS>
 __global__ void __launch_bounds__(THREADS)
     transpose_v2_tma_swizzle_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32] swizzled
   __shared__ __align__(8) std::uint64_t full[STAGES];
   const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<STAGES>(full);  // count 1 each, fenced for the TMA unit (as in v1)
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % STAGES);
     const std::size_t tile = block_tile(j);
@@ -377,7 +374,6 @@ template <int BOX_ROWS, int RING>
 __global__ void __launch_bounds__(THREADS)
     transpose_v4_tma_rowread_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
   static_assert(BOX_ROWS % 32 == 0 && BOX_ROWS <= 256, "whole 32-row groups, TMA box <= 256");
   constexpr int BOX_FLOATS = BOX_ROWS * TILE;
   constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;  // a multiple of 1024: slots stay aligned
@@ -387,11 +383,7 @@ __global__ void __launch_bounds__(THREADS)
   const TileGrid<BOX_ROWS> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  if (t == 0) {
-    for (int s = 0; s < RING; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<RING>(full);
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % RING);
     const std::size_t tile = block_tile(j);
@@ -436,11 +428,7 @@ __global__ void __launch_bounds__(THREADS)
   const TileGrid<> g(n);
   const std::size_t my_tiles = tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<STAGES>(full);  // count 1 each, fenced for the TMA unit (as in v1)
   auto produce = [&](std::size_t j) {
     const int s = static_cast<int>(j % STAGES);
     const std::size_t tile = block_tile(j);
@@ -488,11 +476,7 @@ __global__ void probe_v5_box_kernel(const __grid_constant__ CUtensorMap map, int
                                     float* __restrict__ d_box, unsigned* d_error) {
   float* box = reinterpret_cast<float*>(aligned_dynamic_smem());
   __shared__ __align__(8) std::uint64_t bar;
-  if (threadIdx.x == 0) {
-    cuda::ptx::mbarrier_init(&bar, 1);
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers<1>(&bar);
   if (threadIdx.x == 0) {
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                                cuda::ptx::space_shared, &bar, TILE_BYTES);
@@ -570,7 +554,10 @@ inline std::vector<std::uint32_t> reference_transpose(const std::vector<std::uin
 // --size is the side N of the square matrix; each matrix is N*N*4 bytes.
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n(static_cast<int>(cfg.size)), elems(cfg.size * cfg.size), d_in(elems),
+      : cfg(cfg),
+        n(static_cast<int>(cfg.size)),
+        elems(cfg.size * cfg.size),
+        d_in(elems),
         d_out(elems) {
     h_in.resize(elems);
     tut::fill_unique_words(h_in.data(), elems, cfg.seed);

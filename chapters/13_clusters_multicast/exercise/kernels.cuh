@@ -71,7 +71,7 @@ constexpr int TILES_PER_ROW = ROW_WORDS / TILE_WORDS;  // 8
 constexpr int STAGES = 4;                             // slots: [row tile | table tile] x 4
 constexpr int VECS_PER_THREAD = TILE_VECS / THREADS;  // 2
 constexpr std::size_t SMEM_BYTES = std::size_t{STAGES} * 2 * TILE_BYTES;  // 64 KiB
-constexpr unsigned kErrTimeout = 1u;                  // a bounded wait (chapter 11) gave up
+constexpr unsigned kErrTimeout = 1u;  // a bounded wait (chapter 11) gave up
 static_assert(ROW_WORDS % TILE_WORDS == 0 && TILE_VECS % THREADS == 0, "whole tiles");
 
 enum class Share {

@@ -127,8 +127,9 @@ struct RawPtx {
                  : "memory");
   }
 
-  // The barrier was initialised by ordinary (generic-proxy) stores; the TMA unit (async proxy)
-  // will update it. This fence makes the initialisation visible to the async proxy.
+  // Orders this thread's earlier ordinary (generic-proxy) shared-memory accesses before later
+  // accesses by the async proxy (the TMA unit). The ring needs it twice: after initialising
+  // the barriers the TMA will update, and after reading a slot the TMA will refill.
   static __device__ void fence_proxy_async_shared() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
@@ -245,7 +246,7 @@ __device__ inline void bulk_ring(int4* s_ring, std::uint64_t* full, std::uint64_
       I::mbarrier_init(&full[s], 1);
       I::mbarrier_init(&empty[s], WARPS);
     }
-    I::fence_proxy_async_shared();
+    I::fence_proxy_async_shared();  // the initialisation -> visible to the TMA unit
   }
   __syncthreads();  // nobody touches a barrier before it is initialised
 
@@ -286,6 +287,13 @@ __device__ inline void bulk_ring(int4* s_ring, std::uint64_t* full, std::uint64_
     const std::size_t base = block_tile(j) * TILE_VECS;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS,
                                             tile_count(n_vecs, base, TILE_VECS));
+    // Release slot s. Its next write is the TMA's refill (async proxy), but the reads above are
+    // ordinary loads (generic proxy), and the arrive's release orders them for the generic
+    // proxy only. So each thread first fences its own reads against the async proxy. (Here
+    // every thread stores what it read before arriving, which happens to complete the loads;
+    // chapter 14's consumers do not, and there the refill overwrote a slot that was still
+    // being read: see its README.)
+    I::fence_proxy_async_shared();
     __syncwarp();                           // the whole warp has read slot s ...
     if (t % 32 == 0) I::arrive(&empty[s]);  // ... so its lane 0 releases it (release order)
     if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) return;

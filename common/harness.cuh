@@ -98,7 +98,9 @@ struct Chapter {
   std::uint64_t max_size = std::uint64_t{1} << 40;   ///< largest --size the kernels index
   std::function<std::uint64_t(const DeviceSummary&)> default_size;
   std::vector<std::uint64_t> check_sizes;            ///< small and awkward sizes
-  std::function<std::uint64_t(std::uint64_t)> device_bytes;  ///< GPU memory for a size
+  /// GPU memory a run at a size needs: the Problem's buffers plus, with memcpy_ceiling, the
+  /// ceiling's source and destination (work()/2 bytes each), which exist at the same time.
+  std::function<std::uint64_t(std::uint64_t)> device_bytes;
   std::string metric = "GB/s";                       ///< or "GFLOP/s"
   bool memcpy_ceiling = true;  ///< measure cudaMemcpyAsync D2D of work()/2 bytes as ceiling
   std::vector<ExtraOption> extra_options;

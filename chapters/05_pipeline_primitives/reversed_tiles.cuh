@@ -152,7 +152,7 @@ void set_sizes(tut::Chapter<P>& ch) {
   // 2-word tail; tiles plus a 1-word tail; 1 MiB plus 7 words; 8 MiB (15+ tiles per block,
   // so every ring slot is reused many times).
   ch.check_sizes = {4, 12, 4096 - 4, 3 * 4096 + 8, 5 * 4096 + 4, (1u << 20) + 4 * 7, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
 }
 
 }  // namespace reversed_tiles

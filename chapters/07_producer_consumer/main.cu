@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   // 4 floats (smaller than the stencil); 12 floats; a tile less 4 floats; tiles plus a ragged
   // tail; 1 MiB plus 28 floats; 8 MiB (many tiles per block: every stage reused many times).
   ch.check_sizes = {16, 48, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 112, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {{"blocks-per-sm", "blocks per SM for every variant", 1, 1, 32}};
   ch.variants = ch07::variants();
   return tut::run_chapter(argc, argv, ch);

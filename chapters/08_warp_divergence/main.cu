@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   // One chunk, 3 chunks, a slice short of 2 (63 chunks), a tile short of one chunk, tiles plus
   // a ragged slice, and a few MiB.
   ch.check_sizes = {16, 48, 1008, 4096 - 16, 5 * 4096 + 16 * 45, (1u << 20) + 16 * 7, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
   ch.variants = ch08::variants();
   return tut::run_chapter(argc, argv, ch);

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   // One partial box; one box minus a column chunk; a box plus 4 (edges on both sides);
   // boxes plus ragged edges; several waves of blocks.
   ch.check_sizes = {4, 28, 36, 100, 260, 1028, 2052};
-  ch.device_bytes = [](std::uint64_t n) { return 2 * 4 * n * n + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
   ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
   ch.variants = ch12::variants();
   return tut::run_chapter(argc, argv, ch);

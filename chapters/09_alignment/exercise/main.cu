@@ -13,7 +13,7 @@ int main(int argc, char** argv) {
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
   // One chunk, a partial slice, a tile short of a chunk, tiles plus a ragged slice, a few MiB.
   ch.check_sizes = {16, 48, 1008, 4096 - 16, 5 * 4096 + 16 * 45, (1u << 20) + 16 * 7, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = ch09::variants();
   return tut::run_chapter(argc, argv, ch);
 }

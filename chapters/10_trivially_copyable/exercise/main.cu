@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   // 4 particles, 8, a slice short of 4 (28), a tile short of 4 (252), tiles plus a ragged
   // slice (5 tiles + 36), and ~8 MiB.
   ch.check_sizes = {96, 192, 24 * 28, 24 * 252, 24 * (5 * 256 + 36), 96 * 87382};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = ch10::variants();
   return tut::run_chapter(argc, argv, ch);
 }

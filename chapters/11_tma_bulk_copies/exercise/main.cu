@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   // ragged tail; more tiles than one wave of blocks; a few MiB.
   ch.check_sizes = {16, 48, 4096 - 16, 16384 - 16, 3 * 16384 + 4096 + 80,
                     (1u << 20) + 16 * 7, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
   ch.variants = ch11::variants();
   return tut::run_chapter(argc, argv, ch);

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   // Part of one row (one cluster, 3 idle blocks); a row minus 16 B; rows + a ragged tail
   // that ends inside a tile; more rows than one cluster; many clusters.
   ch.check_sizes = {16, 65536 - 16, 5 * 65536 + 8192 + 48, 9 * 65536 + 16, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = ch13::variants();
   ch.after_table = [](const tut::RunConfig&, cudaStream_t, const std::string&) {
     std::printf("largest cluster for the multicast kernel (256 threads, 64 KiB smem): %d "

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   // One vector; a few; one short of a 16 KiB tile; tiles + ragged tail; > 1 MiB with a tail
   // (65 tiles: the one-block negative reuses every slot); 8 MiB (512 tiles, slots wrap often).
   ch.check_sizes = {16, 48, 16384 - 16, 3 * 16384 + 80, (1u << 20) + 16 * 7, 8u << 20};
-  ch.device_bytes = [](std::uint64_t size) { return 2 * size + (std::size_t{64} << 20); };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {
       {"intensity", "IMADs per word in the consumers (0 = pure copy)", 32, 0, 4096},
       {"blocks-per-sm", "resident blocks per SM (each: 1 producer + 4 consumer warps)", 1, 1, 8}};

@@ -22,7 +22,8 @@ cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
 # The tour (tour step): its log ends with the summary table; tour.json holds every chapter.
 if [ -d "$tmp/json/tour" ]; then
   mkdir -p "$dest/tour"
-  cp "$tmp"/json/tour/*.json "$dest/tour/" 2>/dev/null || true
+  cp "$tmp"/json/tour/tour.json "$dest/tour/" 2>/dev/null || true
+  cp "$tmp"/json/tour/ch*.json "$dest/json/" 2>/dev/null || true  # each chapter at full size
   cp -r "$tmp"/json/tour/plots "$dest/tour/" 2>/dev/null || true
   cp "$tmp"/logs/tour.log "$dest/logs/" 2>/dev/null || true
 fi
@@ -47,7 +48,7 @@ command: $command
 - \`profile.md\`, \`ncu/\`, \`*.txt\` (when profiled): Nsight Compute counters per variant
 - \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
 - \`logs/tour.log\`, \`tour/\` (when the tour ran): \`cmake --workflow --preset tour\`'s output,
-  ending with the summary table, its tour.json and each chapter's JSON
+  ending with the summary table, and its tour.json (each chapter's JSON is in json/)
 EOT
 rm -rf "$tmp"
 echo "imported into $dest"

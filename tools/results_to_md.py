@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Turn the chapters' JSON results into the markdown tables the READMEs show.
 
-    tools/results_to_md.py --results docs/results/<run> [--apply]
+    tools/results_to_md.py --results docs/results/<run> [--apply] [--only ch11,ch12]
 
 <run>/json/<chapter>.json are the files written by `<chapter> --json=...` (tools/gpu_check.sh
 collects them). <run>/RUN.md names the GPU, date and command of the run. With --apply, each
 chapters/NN_topic/README.md gets its table between the markers
     <!-- RESULTS:chNN -->  ...  <!-- /RESULTS:chNN -->
-(the closing marker is added if missing). Without --apply the tables are printed.
+(the closing marker is added if missing). Without --apply the tables are printed. --only limits
+both to the named chapters. A `table_command:` line in RUN.md, when present, is what the
+tables name as the command (e.g. the tour, where the run's own command line is long).
 """
 import argparse
 import glob
@@ -46,13 +48,16 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
     ap.add_argument("--apply", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated chapter prefixes, e.g. ch11,ch12")
     args = ap.parse_args()
+    only = [c for c in args.only.split(",") if c]
     run_md = os.path.join(args.results, "RUN.md")
     run = {"name": os.path.basename(os.path.normpath(args.results))}
     if os.path.exists(run_md):
         with open(run_md) as f:
-            for key, value in re.findall(r"^(gpu|date|command): (.*)$", f.read(), re.M):
+            for key, value in re.findall(r"^(gpu|date|command|table_command): (.*)$", f.read(), re.M):
                 run[key] = value
+    run["command"] = run.get("table_command", run.get("command", "?"))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     for path in sorted(glob.glob(os.path.join(args.results, "json", "ch[0-9][0-9]_*.json"))):
         if path.endswith(".sweep.json") or ".json." in os.path.basename(path):
@@ -60,6 +65,8 @@ def main():
         with open(path) as f:
             doc = json.load(f)
         chapter = doc["chapter"]                     # ch01_sync_shared_loads
+        if only and not any(chapter.startswith(c) for c in only):
+            continue
         number = chapter[2:4]
         text = table(doc, run)
         if not args.apply:

@@ -3,16 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 2024;
-  cfg.device = tut::query_device();
-  return cfg;
+  return tut_test::test_config(bytes, 2024);
 }
 
 class Ch00Copy : public ::testing::TestWithParam<std::uint64_t> {};

@@ -3,17 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 77;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
+  return tut_test::test_config(bytes, 77, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 class Ch01Kernels : public ::testing::TestWithParam<std::uint64_t> {};

@@ -3,26 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1, long long rounds = 0) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 404;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  cfg.extras["rounds"] = rounds;
-  return cfg;
-}
-
-tut::VerifyResult run(ch04::Problem& p, const tut::Variant<ch04::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 404, {{"blocks-per-sm", blocks_per_sm}, {"rounds", rounds}});
 }
 
 class Ch04Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -32,7 +19,7 @@ TEST_P(Ch04Kernels, EveryVariantMatchesTheReference) {
   ch04::Problem p(config(GetParam()));
   for (const auto& v : ch04::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -55,7 +42,7 @@ TEST(Ch04Shapes, EveryDepthAtSeveralBlocksPerSmAndRounds) {
         ch04::Problem p(config(bytes, blocks, rounds));
         for (const auto& v : ch04::variants()) {
           if (v.negative || v.key.find("_low") == std::string::npos) continue;
-          const tut::VerifyResult r = run(p, v);
+          const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
           EXPECT_TRUE(r.ok()) << v.key << " at " << bytes << " bytes, " << blocks
                               << " blocks/SM, " << rounds << " rounds: " << r.summary();
         }
@@ -70,7 +57,7 @@ TEST(Ch04Negative, WaitingOnOnePriorStageTooManyIsCaught) {
     ch04::Problem p(config(bytes));
     for (const auto& v : ch04::variants()) {
       if (!v.negative) continue;
-      const tut::VerifyResult r = run(p, v);
+      const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
       EXPECT_FALSE(r.ok()) << v.key << " must fail at " << bytes << " bytes";
     }
   }

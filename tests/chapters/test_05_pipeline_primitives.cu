@@ -4,25 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 55;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
-}
-
-tut::VerifyResult run(ch05::Problem& p, const tut::Variant<ch05::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 55, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 class Ch05Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -32,7 +20,7 @@ TEST_P(Ch05Kernels, EveryVariantMatchesTheReference) {
   ch05::Problem p(config(GetParam()));
   for (const auto& v : ch05::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -50,7 +38,7 @@ TEST(Ch05Occupancy, EveryVariantAtSeveralBlocksPerSm) {
     ch05::Problem p(config((2u << 20) + 4 * 3, blocks));
     for (const auto& v : ch05::variants()) {
       if (v.negative) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -60,7 +48,7 @@ TEST(Ch05Negative, SwappedZfillIsCaught) {
   ch05::Problem p(config(3 * 4096));  // whole vectors only: every one is zero-filled by the bug
   for (const auto& v : ch05::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_GE(r.mismatches, 3u * 1024 - 1) << "every word but possibly one zero input";
   }

@@ -4,29 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 66;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
+  return tut_test::test_config(bytes, 66, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 bool runnable(const tut::Variant<ch06::Problem>& v, const tut::DeviceSummary& d) {
   return d.cc_major * 10 + d.cc_minor >= v.min_cc;
-}
-
-tut::VerifyResult run(ch06::Problem& p, const tut::Variant<ch06::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
 }
 
 class Ch06Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -36,7 +24,7 @@ TEST_P(Ch06Kernels, EveryVariantMatchesItsReference) {
   ch06::Problem p(config(GetParam()));
   for (const auto& v : ch06::variants()) {
     if (v.negative || !runnable(v, p.cfg.device)) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -54,7 +42,7 @@ TEST(Ch06Occupancy, EveryVariantAtSeveralBlocksPerSm) {
     ch06::Problem p(config((3u << 20) + 4 * 1, blocks));
     for (const auto& v : ch06::variants()) {
       if (v.negative || !runnable(v, p.cfg.device)) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -64,7 +52,7 @@ TEST(Ch06Negative, SrcSizeInWordsIsCaught) {
   ch06::Problem p(config(2 * 4096));
   for (const auto& v : ch06::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_GE(r.mismatches, 2u * 768 - 1) << "3 of every 4 words are zero-filled";
   }

@@ -6,25 +6,13 @@
 #include <cmath>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 77;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
-}
-
-tut::VerifyResult run(ch07::Problem& p, const tut::Variant<ch07::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 77, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 class Ch07Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -34,7 +22,7 @@ TEST_P(Ch07Kernels, EveryVariantMatchesTheReference) {
   ch07::Problem p(config(GetParam()));
   for (const auto& v : ch07::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -52,7 +40,7 @@ TEST(Ch07Occupancy, EveryVariantAtSeveralBlocksPerSm) {
     ch07::Problem p(config((2u << 20) + 16 * 5, blocks));
     for (const auto& v : ch07::variants()) {
       if (v.negative) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -62,7 +50,7 @@ TEST(Ch07Negative, ThreadScopeHandOverIsCaught) {
   ch07::Problem p(config(4096));  // one tile: computed from the NaN-initialised slot
   for (const auto& v : ch07::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_EQ(r.mismatches, 1024u) << "every output of the only tile";
   }

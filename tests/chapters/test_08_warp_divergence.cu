@@ -4,25 +4,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, std::uint64_t seed = 77, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = seed;
-  cfg.device = tut::query_device();
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
-}
-
-tut::VerifyResult run(ch08::Problem& p, const tut::Variant<ch08::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, seed, {{"blocks-per-sm", blocks_per_sm}});
 }
 
 class Ch08Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -32,7 +20,7 @@ TEST_P(Ch08Kernels, EveryVariantMatchesTheReference) {
   ch08::Problem p(config(GetParam()));
   for (const auto& v : ch08::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -51,7 +39,7 @@ TEST(Ch08Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
     ch08::Problem p(config((1u << 20) + 48, 77, blocks));
     for (const auto& v : ch08::variants()) {
       if (v.key.find("_low") == std::string::npos) continue;
-      EXPECT_TRUE(run(p, v).ok()) << v.key << " at " << blocks << " blocks/SM";
+      EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " at " << blocks << " blocks/SM";
     }
   }
 }
@@ -63,7 +51,7 @@ TEST(Ch08Negative, HalfWarpCopyIsCaught) {
   ch08::Problem p(config(1008, 4242));  // 63 chunks: a full slice + a slice of 31
   for (const auto& v : ch08::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     // never staged: positions 8-15 and 24-31 of slice 0 (16) and 8-15, 24-30 of slice 1 (15)
     EXPECT_EQ(r.mismatches, 31u * 4) << "exactly the chunks of the idle lanes";

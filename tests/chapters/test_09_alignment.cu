@@ -3,24 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 99;
-  cfg.device = tut::query_device();
-  return cfg;
-}
-
-tut::VerifyResult run(ch09::Problem& p, const tut::Variant<ch09::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 99);
 }
 
 class Ch09Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -30,7 +19,7 @@ TEST_P(Ch09Kernels, EveryVariantMatchesTheReference) {
   ch09::Problem p(config(GetParam()));
   for (const auto& v : ch09::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -47,7 +36,7 @@ TEST(Ch09Negative, BrokenPromiseIsRefusedAndCaught) {
   ch09::Problem p(config(4096 + 48));
   for (const auto& v : ch09::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_EQ(r.mismatches, r.checked) << "nothing launched: every word keeps the poison";
   }

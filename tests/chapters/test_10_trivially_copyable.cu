@@ -5,24 +5,13 @@
 #include <type_traits>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 1010;
-  cfg.device = tut::query_device();
-  return cfg;
-}
-
-tut::VerifyResult run(ch10::Problem& p, const tut::Variant<ch10::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 1010);
 }
 
 class Ch10Kernels : public ::testing::TestWithParam<std::uint64_t> {};
@@ -32,7 +21,7 @@ TEST_P(Ch10Kernels, EveryVariantMatchesTheReference) {
   ch10::Problem p(config(GetParam()));
   for (const auto& v : ch10::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -49,7 +38,7 @@ TEST(Ch10Negative, CopyConstructorIsNeverCalled) {
   ch10::Problem p(config(24 * (256 + 4)));
   for (const auto& v : ch10::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail: the bytes arrive, the constructor never runs";
     // Positions match (the constructor would copy them too); every velocity differs unless
     // it is zero, so at least half the floats mismatch less the few zero velocities.

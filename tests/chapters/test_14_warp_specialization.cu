@@ -6,26 +6,13 @@
 #include <chrono>
 
 #include "gpu_test.cuh"
+#include "variant_test.cuh"
 #include "kernels.cuh"
 
 namespace {
 
 tut::RunConfig config(std::uint64_t bytes, long long intensity = 32, long long blocks_per_sm = 1) {
-  tut::RunConfig cfg;
-  cfg.size = bytes;
-  cfg.seed = 1414;
-  cfg.device = tut::query_device();
-  cfg.extras["intensity"] = intensity;
-  cfg.extras["blocks-per-sm"] = blocks_per_sm;
-  return cfg;
-}
-
-tut::VerifyResult run(ch14::Problem& p, const tut::Variant<ch14::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
+  return tut_test::test_config(bytes, 1414, {{"intensity", intensity}, {"blocks-per-sm", blocks_per_sm}});
 }
 
 class Ch14Sizes : public ::testing::TestWithParam<std::uint64_t> {};
@@ -35,7 +22,7 @@ TEST_P(Ch14Sizes, EveryVariantMatchesTheReference) {
   ch14::Problem p(config(GetParam()));
   for (const auto& v : ch14::variants()) {
     if (v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at " << GetParam() << " bytes: " << r.summary() << "\n"
                         << r.details();
   }
@@ -54,7 +41,7 @@ TEST(Ch14Knobs, IntensityAndOccupancy) {
       ch14::Problem p(config((4u << 20) + 48, intensity, blocks));
       for (const auto& v : ch14::variants()) {
         if (v.negative) continue;
-        EXPECT_TRUE(run(p, v).ok()) << v.key << " intensity " << intensity << ", " << blocks
+        EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " intensity " << intensity << ", " << blocks
                                     << " blocks/SM";
       }
     }
@@ -67,7 +54,7 @@ TEST(Ch14Negative, EarlyReleaseIsCaughtAndDoesNotHang) {
   for (const auto& v : ch14::variants()) {
     if (!v.negative) continue;
     const auto start = std::chrono::steady_clock::now();
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
@@ -82,7 +69,7 @@ TEST(Ch14Negative, EarlyReleaseInvisibleWithoutSlotReuse) {
   SKIP_UNLESS_GPU(9, 0);
   ch14::Problem p(config(4 * 16384));
   for (const auto& v : ch14::variants())
-    if (v.negative) EXPECT_TRUE(run(p, v).ok()) << v.key;
+    if (v.negative) EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key;
 }
 
 TEST(Ch14Reference, ClosedFormEqualsTheLoop) {

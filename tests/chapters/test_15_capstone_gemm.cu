@@ -15,14 +15,6 @@ int device_cc() {
   return d.cc_major * 10 + d.cc_minor;
 }
 
-tut::VerifyResult run(ch15::Problem& p, const tut::Variant<ch15::Problem>& v) {
-  p.poison(nullptr);
-  v.launch(p, nullptr);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  return p.verify(nullptr, v.reference);
-}
-
 class Ch15Shapes : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
 
 TEST_P(Ch15Shapes, EveryVariantMatchesTheCpuReference) {
@@ -33,7 +25,7 @@ TEST_P(Ch15Shapes, EveryVariantMatchesTheCpuReference) {
   const int cc = device_cc();
   for (const auto& v : ch15::variants()) {
     if (v.negative || v.min_cc > cc) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " at M=" << m << " N=" << n << " K=" << k << ": "
                         << r.summary() << "\n" << r.details();
   }
@@ -58,7 +50,7 @@ TEST(Ch15Large, EveryVariantMatchesCublasAt2048) {
   const int cc = device_cc();
   for (const auto& v : ch15::variants()) {
     if (v.negative || v.min_cc > cc) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << ": " << r.summary() << "\n" << r.details();
   }
 }
@@ -70,7 +62,7 @@ TEST(Ch15Large, RaggedLargeShapeMatchesCublas) {
   const int cc = device_cc();
   for (const auto& v : ch15::variants()) {
     if (v.negative || v.min_cc > cc || v.key == "v1_naive") continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << ": " << r.summary() << "\n" << r.details();
   }
 }
@@ -80,7 +72,7 @@ TEST(Ch15Negative, WrongBOffsetIsCaughtOffTheDiagonal) {
   ch15::Problem p(ch15::Shape{129, 129, 129}, 7);  // 5x5 blocks of 32: 20 off the diagonal
   for (const auto& v : ch15::variants()) {
     if (!v.negative) continue;
-    const tut::VerifyResult r = run(p, v);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_GT(r.mismatches, 129u * 129u / 2) << "most blocks are off the diagonal";
   }
@@ -91,7 +83,7 @@ TEST(Ch15Negative, WrongBOffsetHidesInOneBlock) {
   SKIP_UNLESS_GPU(8, 0);
   ch15::Problem p(ch15::Shape{17, 17, 17}, 7);
   for (const auto& v : ch15::variants())
-    if (v.negative) EXPECT_TRUE(run(p, v).ok()) << v.key;
+    if (v.negative) EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key;
 }
 
 TEST(Ch15Reference, KnownProductOnThePaddedLayout) {

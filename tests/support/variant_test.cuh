@@ -29,20 +29,16 @@ inline tut::RunConfig test_config(std::uint64_t size, std::uint64_t seed,
   return cfg;
 }
 
-/// @brief Builds the Problem for @p cfg and runs the variant @p key of @p variants once:
-///        poison, launch, synchronise, verify. A missing key is a test failure.
+/// @brief Builds the Problem for @p cfg and runs the variant @p key of @p variants once, as
+///        the harness does (tut::run_and_verify). A missing key is a test failure.
 template <class Problem>
 tut::VerifyResult run_variant(const tut::RunConfig& cfg,
                               const std::vector<tut::Variant<Problem>>& variants,
                               const std::string& key) {
-  Problem p(cfg);
   for (const auto& v : variants) {
     if (v.key != key) continue;
-    p.poison(nullptr);
-    v.launch(p, nullptr);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    return p.verify(nullptr, v.reference);
+    Problem p(cfg);
+    return tut::run_and_verify(p, v, nullptr);  // a CUDA error exits the test binary with 1
   }
   ADD_FAILURE() << "no variant " << key;
   return {};

@@ -102,8 +102,9 @@ struct StencilStreamProblem {
   std::vector<std::uint32_t> want_reversed;
 };
 
-/// @brief The workload's part of a chapter description: --size rules, check sizes, and the
-///        --blocks-per-sm option that StencilStreamProblem::low_blocks_per_sm() reads.
+/// @brief The workload's part of a chapter description: --size rules, check sizes, the
+///        --blocks-per-sm option that StencilStreamProblem::low_blocks_per_sm() reads, and the
+///        GPU memory a run needs.
 template <class Problem>
 void set_workload_sizes(tut::Chapter<Problem>& ch) {
   ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
@@ -114,6 +115,8 @@ void set_workload_sizes(tut::Chapter<Problem>& ch) {
   // plus a ragged tail, just over 1 MiB, and 8 MiB (the persistent grid loops many times).
   ch.check_sizes = {16, 48, 1008, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 16 * 7, 8u << 20};
   ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
+  // input + output, plus the same again for the memcpy ceiling measured beside them
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
 }
 
 }  // namespace ch01

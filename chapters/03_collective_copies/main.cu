@@ -7,9 +7,7 @@ int main(int argc, char** argv) {
   ch.id = "ch03_collective_copies";
   ch.title =
       "Chapter 03: collective block copies (cg::memcpy_async, cuda::memcpy_async(block, ...))";
-  ch01::set_workload_sizes(ch);  // --size rules, check sizes, --blocks-per-sm: workload.cuh
-  // input + output, plus the same again for the memcpy ceiling measured beside them
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (size_t{64} << 20); };
+  ch01::set_workload_sizes(ch);  // sizes, --blocks-per-sm, GPU memory: workload.cuh
   ch.variants = ch03::variants();
   return tut::run_chapter(argc, argv, ch);
 }

@@ -7,9 +7,7 @@ int main(int argc, char** argv) {
   tut::Chapter<ch02::Problem> ch;
   ch.id = "ch02_memcpy_async_barrier";
   ch.title = "Chapter 02: cuda::memcpy_async completed by a cuda::barrier (LDGSTS + mbarrier)";
-  ch01::set_workload_sizes(ch);  // --size rules, check sizes, --blocks-per-sm: workload.cuh
-  // input + output, plus the same again for the memcpy ceiling measured beside them
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (size_t{64} << 20); };
+  ch01::set_workload_sizes(ch);  // sizes, --blocks-per-sm, GPU memory: workload.cuh
   ch.variants = ch02::variants();
   return tut::run_chapter(argc, argv, ch);
 }

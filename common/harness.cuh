@@ -34,6 +34,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -84,6 +85,30 @@ struct Variant {
   int min_cc = 0;           ///< e.g. 90 for a Hopper-only variant in an sm_80 chapter
   int reference = 0;        ///< which CPU reference the output must match, for chapters whose
                             ///< variants compute different things (most have only 0)
+};
+
+/// @brief The one way chapters build their variant registry, in reading order (v0 first):
+/// @code
+///   tut::VariantList<Problem> v;
+///   v.add("v0_sync", "v0 sync", "chapter 01's kernel", [](Problem& p, cudaStream_t s) {...});
+///   v.add("v9_bug", "v9 BUG: ...", "...", launch).negative = true;   // optional fields by name
+///   return v.list;
+/// @endcode
+template <class Problem>
+struct VariantList {
+  /// @brief Append a variant; returns it so optional fields (negative, min_cc, reference) can
+  ///        be set by name.
+  Variant<Problem>& add(std::string key, std::string name, std::string description,
+                        std::function<void(Problem&, cudaStream_t)> launch) {
+    list.push_back(Variant<Problem>{});
+    Variant<Problem>& v = list.back();
+    v.key = std::move(key);
+    v.name = std::move(name);
+    v.description = std::move(description);
+    v.launch = std::move(launch);
+    return v;
+  }
+  std::vector<Variant<Problem>> list;  ///< the registry, in the order added
 };
 
 /// @brief A chapter's description: everything run_chapter() needs besides the Problem type.

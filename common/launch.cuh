@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <tuple>
 
 #include "cuda_check.cuh"
 
@@ -31,8 +33,61 @@ int max_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0) 
   return blocks;
 }
 
+/// @brief What the last grid sizing decided, for the result table's "blocks/SM" column.
+struct GridChoice {
+  unsigned blocks = 0;    ///< grid size
+  int blocks_per_sm = 0;  ///< resident blocks per SM (0: not known)
+};
+
+/// @brief The last grid chosen by persistent_grid() or reported with record_grid() on this
+///        host thread. The harness reads it after a variant's launch to fill its blocks/SM column.
+inline GridChoice& last_grid_choice() {
+  static thread_local GridChoice choice;
+  return choice;
+}
+
+/// @brief Report a grid chosen without persistent_grid() (a 2D grid, a cluster launch), so the
+///        table can show its blocks per SM.
+inline void record_grid(unsigned blocks, int blocks_per_sm) {
+  last_grid_choice() = GridChoice{blocks, blocks_per_sm};
+}
+
+/// @brief The largest grid a persistent kernel may use right now; 0 means no cap.
+/// @note  The harness's lap check sets it (ScopedGridCap) so that, at a check size, every block
+///        walks many tiles and every ring wraps around several times: bugs that appear only from
+///        the second lap on (a slot refilled while still being read, a parity wrong after
+///        wrap-around, a missing proxy fence) then show in `--check-only`, not only in the
+///        large timed run.
+inline unsigned& grid_cap() {
+  static thread_local unsigned cap = 0;
+  return cap;
+}
+
+/// @brief Sets grid_cap() for a scope and restores the previous value at its end.
+class ScopedGridCap {
+ public:
+  explicit ScopedGridCap(unsigned cap) : previous_(grid_cap()) { grid_cap() = cap; }
+  ~ScopedGridCap() { grid_cap() = previous_; }
+  ScopedGridCap(const ScopedGridCap&) = delete;
+  ScopedGridCap& operator=(const ScopedGridCap&) = delete;
+
+ private:
+  unsigned previous_;
+};
+
+/// @brief @p grid limited by grid_cap(), rounded down to a multiple of @p multiple (a cluster
+///        size) but never below @p multiple. Launchers that size grids without
+///        persistent_grid() pass their grid through this.
+inline unsigned apply_grid_cap(unsigned grid, unsigned multiple = 1) {
+  const unsigned cap = grid_cap();
+  if (cap == 0 || grid <= cap) return grid;
+  const unsigned capped = cap / multiple * multiple;
+  return capped < multiple ? multiple : capped;
+}
+
 /// @brief Blocks for a persistent grid of @p kernel: @p blocks_per_sm per SM, or as many as fit
-///        when it is 0 or more than fit (full occupancy), times @p sm_count.
+///        when it is 0 or more than fit (full occupancy), times @p sm_count; then limited by
+///        grid_cap() during the harness's lap check.
 /// @param kernel        the kernel to be launched
 /// @param threads       its block size
 /// @param sm_count      SMs on the device (DeviceInfo::sm_count)
@@ -40,13 +95,29 @@ int max_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0) 
 /// @param dynamic_smem  dynamic shared memory per block in bytes; above 48 KiB the kernel is
 ///                      opted in here, since the occupancy query needs that first
 /// @return the grid size; exits 1 with a message when not even one block fits on an SM
+/// @note  The attribute call and the occupancy query run once per (kernel, threads, shared
+///        memory) and are remembered, so timed launches (after the warm-ups) do no host queries.
 template <class Kernel>
 unsigned persistent_grid(Kernel kernel, int threads, int sm_count, int blocks_per_sm = 0,
                          std::size_t dynamic_smem = 0) {
-  if (dynamic_smem > kDefaultDynamicSmemLimit)
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(dynamic_smem)));
-  const int fit = max_blocks_per_sm(kernel, threads, dynamic_smem);
+  struct Key {
+    const void* kernel;
+    int threads;
+    std::size_t smem;
+    bool operator<(const Key& o) const {
+      return std::tie(kernel, threads, smem) < std::tie(o.kernel, o.threads, o.smem);
+    }
+  };
+  static thread_local std::map<Key, int> fit_cache;  // resident blocks per SM, once queried
+  const Key key{reinterpret_cast<const void*>(kernel), threads, dynamic_smem};
+  auto it = fit_cache.find(key);
+  if (it == fit_cache.end()) {
+    if (dynamic_smem > kDefaultDynamicSmemLimit)
+      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(dynamic_smem)));
+    it = fit_cache.emplace(key, max_blocks_per_sm(kernel, threads, dynamic_smem)).first;
+  }
+  const int fit = it->second;
   if (fit < 1) {
     std::fprintf(stderr,
                  "error: not one block of %d threads with %zu B of dynamic shared memory fits on "
@@ -55,7 +126,9 @@ unsigned persistent_grid(Kernel kernel, int threads, int sm_count, int blocks_pe
     std::exit(kExitCudaError);
   }
   const int per_sm = blocks_per_sm > 0 && blocks_per_sm < fit ? blocks_per_sm : fit;
-  return static_cast<unsigned>(per_sm * sm_count);
+  const unsigned grid = apply_grid_cap(static_cast<unsigned>(per_sm * sm_count));
+  record_grid(grid, per_sm);
+  return grid;
 }
 
 }  // namespace tut

@@ -130,6 +130,11 @@ struct Chapter {
   bool memcpy_ceiling = true;  ///< measure cudaMemcpyAsync D2D of work()/2 bytes as ceiling
   std::vector<ExtraOption> extra_options;
   std::vector<Variant<Problem>> variants;
+  /// The chapter's point, for the tour summary: the key of the lesson's variant in the regime
+  /// the chapter teaches (e.g. 1 block/SM, or the stage count that matters) and the key of the
+  /// baseline it is compared with in that same regime.
+  std::string tour_lesson;
+  std::string tour_baseline;
   /// Optional: extra measurements printed after the table in full runs (a size or stages
   /// sweep). Receives the run's config (full size, seed, options), its stream and the path
   /// of --json (empty when not given) so it can write its own JSON beside it. Returns false

@@ -63,6 +63,19 @@ inline unsigned& grid_cap() {
   return cap;
 }
 
+/// @brief The grid of the harness's lap check: every variant runs once more at its chapter's
+///        largest check size under ScopedGridCap(kLapCheckBlocks).
+inline constexpr unsigned kLapCheckBlocks = 2;
+
+/// @brief Complete laps around a ring of @p stages slots made by the least-loaded block when
+///        @p grid blocks share @p num_tiles tiles round-robin (block b takes tiles b, b + grid,
+///        ...; see tiles_of_this_block in ring.cuh). Chapters' tests assert with it that the lap
+///        check, laps_per_block(tiles, kLapCheckBlocks, STAGES) >= 3, wraps every ring.
+constexpr unsigned long long laps_per_block(unsigned long long num_tiles, unsigned grid,
+                                            unsigned stages) {
+  return grid == 0 || stages == 0 ? 0 : num_tiles / grid / stages;
+}
+
 /// @brief Sets grid_cap() for a scope and restores the previous value at its end.
 class ScopedGridCap {
  public:

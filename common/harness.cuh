@@ -5,13 +5,17 @@
 /// registry of variants (kernels). The harness does the rest, identically for every chapter:
 ///   1. parse the common CLI (exit 2 on bad input), answer --help and --list without a GPU;
 ///   2. gate on the GPU (exit 77 with the reason when there is none or it is too old);
-///   3. for each check size: build the Problem, then for each variant poison the output,
-///      launch, synchronise and verify against the CPU reference;
-///   4. unless --check-only: at the full size, verify once more, measure the ceiling
+///   3. skip, naming what is missing, every variant that needs an architecture the binary has
+///      no code for on this GPU (arch_probe.cuh); exit 77 when nothing is left;
+///   4. for each check size: build the Problem, then for each variant poison the output and
+///      shared memory, launch, synchronise and verify against the CPU reference; then the lap
+///      check: every variant once more at the largest check size with the grid capped at two
+///      blocks, so every ring wraps around several times;
+///   5. unless --check-only: at the full size, verify once more, measure the ceiling
 ///      (device-to-device cudaMemcpyAsync of the same byte count), time every variant
 ///      (warm-ups, then --repeats event-timed runs; median and min), print the table and
 ///      write JSON;
-///   5. exit 0 when every check passed, 1 otherwise.
+///   6. exit 0 when every check passed, 1 otherwise.
 ///
 /// The Problem type is duck-typed:
 /// @code
@@ -37,12 +41,14 @@
 #include <utility>
 #include <vector>
 
+#include "arch_probe.cuh"
 #include "cli.hpp"
 #include "cuda_check.cuh"
 #include "device_info.cuh"
 #include "fill.hpp"
 #include "launch.cuh"
 #include "report.hpp"
+#include "shared_scrub.cuh"
 #include "stats.hpp"
 #include "timer.cuh"
 #include "verify.hpp"
@@ -142,13 +148,17 @@ struct Chapter {
   std::function<bool(const RunConfig&, cudaStream_t, const std::string& json_path)> after_table;
 };
 
-/// @brief Poison the output, launch @p v once, synchronise, verify against the CPU reference.
+/// @brief Poison the output and every SM's shared memory, launch @p v once, synchronise,
+///        verify against the CPU reference.
 /// @note  The poison is what makes the check honest: a kernel that writes nothing (or not
-///        everything) cannot pass on a previous run's output. Sweeps in `after_table` use this
-///        too, so every number they print comes from a checked kernel.
+///        everything) cannot pass on a previous run's output, and a kernel that reads a shared
+///        memory tile it never filled cannot pass on the tile the previous variant left there.
+///        Sweeps in `after_table` use this too, so every number they print comes from a
+///        checked kernel.
 template <class Problem>
 VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream) {
   problem.poison(stream);
+  scrub_shared_memory(stream);
   v.launch(problem, stream);
   CUDA_CHECK_LAST_LAUNCH();
   CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -274,6 +284,16 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   report.check_only = opt.check_only;
   report.seed = opt.seed ? *opt.seed : fresh_seed();
   report.device = require_cc(ch.min_cc_major, ch.min_cc_minor, ch.id);  // exits 77 if unmet
+  // The binary must hold code for this GPU, compiled for at least the chapter's minimum
+  // architecture; otherwise its kernels would run from the wrong (or no) image.
+  const int chapter_cc = ch.min_cc_major * 10 + ch.min_cc_minor;
+  if (const std::string why = missing_arch_reason(chapter_cc); !why.empty()) {
+    std::printf("SKIP: %s on %s (compute capability %d.%d): %s\n", ch.id.c_str(),
+                report.device.name.c_str(), report.device.cc_major, report.device.cc_minor,
+                why.c_str());
+    if (json) std::fclose(json);
+    return kExitSkip;
+  }
 
   RunConfig cfg;
   cfg.seed = report.seed;
@@ -314,7 +334,21 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       rows[r].skipped = true;
       rows[r].check_detail = "needs compute capability " + std::to_string(v.min_cc / 10) + "." +
                              std::to_string(v.min_cc % 10);
+    } else if (const std::string why = missing_arch_reason(v.min_cc); !why.empty()) {
+      rows[r].skipped = true;
+      rows[r].check_detail = why;
+      std::printf("skipping %s: %s\n", v.key.c_str(), why.c_str());
     }
+  }
+  std::size_t runnable = 0;
+  for (const ResultRow& row : rows) runnable += row.skipped ? 0 : 1;
+  if (runnable == 0) {
+    std::printf("SKIP: %s: none of the selected variants can run on this GPU from this binary "
+                "(%s)\n",
+                ch.id.c_str(), rows.front().check_detail.c_str());
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    if (json) std::fclose(json);
+    return kExitSkip;
   }
 
   // Timing at the full size: the ceiling first, then each variant, all in this run.
@@ -360,33 +394,47 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   };
 
   // Checks: every variant at every small/awkward size, then (full runs) at the full size.
-  auto check_all = [&](Problem& problem, std::uint64_t size) {
+  auto check_all = [&](Problem& problem, std::uint64_t size, const char* what) {
     for (std::size_t r = 0; r < selected.size(); ++r) {
       if (rows[r].skipped) continue;
       const Variant<Problem>& v = ch.variants[selected[r]];
       const VerifyResult result = run_and_verify(problem, v, stream);
       if (result.ok()) continue;
       if (rows[r].passed)
-        rows[r].check_detail = "size " + std::to_string(size) + ": " + result.summary();
+        rows[r].check_detail = what + std::to_string(size) + ": " + result.summary();
       rows[r].passed = false;
-      std::printf("[%s] size %llu (%s): %s\n%s", v.key.c_str(),
+      std::printf("[%s] %s%llu (%s): %s\n%s", v.key.c_str(), what,
                   static_cast<unsigned long long>(size), problem.describe().c_str(),
                   result.summary().c_str(), result.details().c_str());
     }
   };
   std::size_t sizes_checked = 0;
+  std::uint64_t largest_checked = 0;
   for (std::uint64_t size : ch.check_sizes) {
     if (size % ch.size_multiple != 0 || size > main_size) continue;
     cfg.size = size;
     Problem problem(cfg);
-    check_all(problem, size);
+    check_all(problem, size, "size ");
     ++sizes_checked;
+    if (size > largest_checked) largest_checked = size;
+  }
+  // The lap check: at the check sizes a full grid gives most blocks one tile or a few, so a
+  // ring never wraps around and a bug that shows only from the second lap on (a slot refilled
+  // while still being read, a phase parity wrong after wrap-around, a missing proxy fence)
+  // would pass. Capped at two blocks, every block walks half of the tiles.
+  if (largest_checked > 0) {
+    cfg.size = largest_checked;
+    Problem problem(cfg);
+    std::printf("lap check: grid capped at %u blocks, size %llu (%s)\n", kLapCheckBlocks,
+                static_cast<unsigned long long>(largest_checked), problem.describe().c_str());
+    const ScopedGridCap cap(kLapCheckBlocks);
+    check_all(problem, largest_checked, "lap check (grid capped at 2 blocks), size ");
   }
   if (!opt.check_only || opt.size) {
     cfg.size = main_size;
     Problem problem(cfg);
     report.size_text = problem.describe();
-    check_all(problem, main_size);
+    check_all(problem, main_size, "size ");
     ++sizes_checked;
     if (!opt.check_only) time_all(problem);
   }

@@ -44,6 +44,9 @@ function(tutorial_add_chapter name)
   target_link_libraries(${name} PRIVATE tutorial_common ${ARG_LIBRARIES})
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+  # Named in the skip message when the binary has no code for the GPU it runs on.
+  string(REPLACE ";" "," built_archs "${bin_archs}")
+  target_compile_definitions(${name} PRIVATE TUTORIAL_BUILT_ARCHS="${built_archs}")
   tutorial_cuda_flags(${name})
 
   # PTX, one file per architecture (CUDA_PTX_COMPILATION takes one architecture per target,

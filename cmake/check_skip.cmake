@@ -2,8 +2,10 @@
 # compute capability it needs. Both cases are forced, so this runs on any machine:
 #   CUDA_VISIBLE_DEVICES=""      hides every GPU (the "no GPU" path)
 #   TUTORIAL_PRETEND_CC=7.5      makes the GPU look like a Turing card (the "too old" path)
+#   TUTORIAL_PRETEND_IMAGE_ARCH=none  makes the binary look as if it had no code for this GPU
+#                                (the "missing kernel image" path: skip, never a wrong answer)
 # Usage: cmake -DEXE=<chapter executable> -P check_skip.cmake
-foreach(env_setting "CUDA_VISIBLE_DEVICES=" "TUTORIAL_PRETEND_CC=7.5")
+foreach(env_setting "CUDA_VISIBLE_DEVICES=" "TUTORIAL_PRETEND_CC=7.5" "TUTORIAL_PRETEND_IMAGE_ARCH=none")
   execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env_setting} ${EXE} --check-only
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
   if(NOT rc EQUAL 77)

@@ -2,6 +2,10 @@
 # The whole GPU job in one call, for the lent H200 (or any sm_90 machine):
 #   1. configure and build for sm_90 with Ninja (tests included)
 #   2. run the full CTest suite: GPU tests must RUN here, and any skip is reported
+#   2c. arch80: a second build for sm_80 only (-DCMAKE_CUDA_ARCHITECTURES=80: sm_80 SASS and
+#       compute_80 PTX) in build-sm80, every chapter with --check-only: on a newer GPU each
+#       chapter must pass or skip (77) the variants it has no code for, naming the missing
+#       architecture; no chapter may exit 1 (a wrong answer from a missing kernel image)
 #   3. run every chapter at full size with --json
 #   4. dump SASS with cuobjdump and run the SASS assertions (the CTest 'sass' label)
 #   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
@@ -13,7 +17,7 @@
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
-# Env:   STEPS=build,ctest,exercises,full,sass,sanitizer,probes (default) to run a subset;
+# Env:   STEPS=build,ctest,exercises,arch80,full,sass,sanitizer,probes (default) to run a subset;
 #        add tour and/or profile to run those too;
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
@@ -37,7 +41,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 START=$(date +%s)
 BUDGET=${BUDGET:-570}
-STEPS=${STEPS:-build,ctest,exercises,full,sass,sanitizer,probes}   # also: profile
+STEPS=${STEPS:-build,ctest,exercises,arch80,full,sass,sanitizer,probes}   # also: tour, profile
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 pack() {
@@ -76,6 +80,26 @@ if want exercises; then
 ctest --test-dir $BUILD -j 4 --timeout 600 --output-on-failure -L exercise \
   > "$LOGS/ctest-exercises.log" 2>&1
 note "exercises (unsolved must fail): rc=$?; $(grep -E "tests passed" "$LOGS/ctest-exercises.log" | tail -1)"
+fi
+
+# 2c. a binary without code for this GPU's architecture must skip, never answer wrongly
+if want arch80; then
+  if cmake -S . -B build-sm80 -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=80 \
+       -DTUTORIAL_BUILD_TESTS=OFF -DTUTORIAL_ONLY="${ONLY_DIRS:-}" > "$LOGS/arch80-configure.log" 2>&1 &&
+     cmake --build build-sm80 -j 16 -- -k 0 > "$LOGS/arch80-build.log" 2>&1; then
+    arch80_fail=0
+    for exe in $(ls build-sm80/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+      name=$(basename "$exe")
+      timeout 300 "$exe" --check-only --seed=5 > "$LOGS/arch80.$name.log" 2>&1
+      rc=$?
+      [ "$rc" = 0 ] || [ "$rc" = 77 ] || arch80_fail=1
+      reason=$(grep -m1 -E "^SKIP|^skipping" "$LOGS/arch80.$name.log")
+      note "arch80 $name --check-only: exit $rc${reason:+ ($reason)}"
+    done
+    note "arch80: $([ $arch80_fail = 0 ] && echo "ok, every chapter passed or skipped" || echo "FAILED: a chapter exited other than 0 or 77")"
+  else
+    note "arch80: build FAILED (see logs/arch80-build.log)"; tail -30 "$LOGS/arch80-build.log"
+  fi
 fi
 
 # 3. every chapter at full size, with JSON

@@ -37,16 +37,24 @@ void fill_unique_words(std::uint32_t* dst, std::size_t n, std::uint64_t seed) {
 void fill_unique_exact_floats(float* dst, std::size_t n, std::uint64_t seed) {
   constexpr std::uint32_t kBits = 20;
   constexpr std::uint32_t kMask = (1u << kBits) - 1;
-  const std::uint32_t offset = seed_offset(seed);
-  const std::uint32_t a = (mix32(offset) | 1u) & kMask;  // odd: invertible modulo 2^20
-  const std::uint32_t b = (mix32(offset + 1) | 1u) & kMask;
-  for (std::size_t i = 0; i < n; ++i) {
-    // A permutation of [0, 2^20): affine map, xor-shift, multiply, each invertible mod 2^20.
-    std::uint32_t x = (static_cast<std::uint32_t>(i) + offset) & kMask;
-    x = (x * a + 0x9E37u) & kMask;
-    x ^= x >> 10;
-    x = (x * b) & kMask;
-    dst[i] = (static_cast<float>(x) - static_cast<float>(1u << (kBits - 1))) * (1.0f / 1024.0f);
+  for (std::size_t window_start = 0; window_start < n; window_start += kExactFloatsWindow) {
+    // Each window gets its own permutation, keyed by the seed and the window's index, so the
+    // values never repeat with a period: an element read from another window (a tile a
+    // multiple of 4 MiB away) matches only by chance, about once in 2^20.
+    const std::uint64_t window = window_start / kExactFloatsWindow;
+    const std::uint32_t offset =
+        seed_offset(seed ^ (window * 0x9E3779B97F4A7C15ull)) ^ mix32(static_cast<std::uint32_t>(window));
+    const std::uint32_t a = (mix32(offset) | 1u) & kMask;  // odd: invertible modulo 2^20
+    const std::uint32_t b = (mix32(offset + 1) | 1u) & kMask;
+    const std::size_t end = n - window_start < kExactFloatsWindow ? n : window_start + kExactFloatsWindow;
+    for (std::size_t i = window_start; i < end; ++i) {
+      // A permutation of [0, 2^20): affine map, xor-shift, multiply, each invertible mod 2^20.
+      std::uint32_t x = (static_cast<std::uint32_t>(i) + offset) & kMask;
+      x = (x * a + 0x9E37u) & kMask;
+      x ^= x >> 10;
+      x = (x * b) & kMask;
+      dst[i] = (static_cast<float>(x) - static_cast<float>(1u << (kBits - 1))) * (1.0f / 1024.0f);
+    }
   }
 }
 

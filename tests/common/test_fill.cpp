@@ -2,6 +2,7 @@
 // never the poison, and exact in fp32.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -57,6 +58,34 @@ TEST(FillUniqueExactFloats, DistinctInWindowExactAndSmall) {
   EXPECT_EQ(v, w);
   tut::fill_unique_exact_floats(w.data(), n, 8);
   EXPECT_NE(v, w);
+}
+
+TEST(FillUniqueExactFloats, NeverPeriodic) {
+  // Four windows: within each every value is distinct; across windows, at any distance
+  // (multiples of the window included) equal pairs are as rare as chance makes them (2^-20).
+  const std::size_t window = tut::kExactFloatsWindow;
+  const std::size_t n = 4 * window + 123;
+  std::vector<float> v(n);
+  tut::fill_unique_exact_floats(v.data(), n, 42);
+  for (std::size_t w = 0; w < 4; ++w) {
+    std::vector<float> sorted(v.begin() + w * window, v.begin() + (w + 1) * window);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "window " << w;
+  }
+  for (std::size_t d : {window, 2 * window, 3 * window, window + 1, window - 1, std::size_t{4096}}) {
+    std::size_t equal = 0;
+    for (std::size_t i = 0; i + d < n; ++i) equal += v[i] == v[i + d];
+    EXPECT_LE(equal, 32u) << "distance " << d;  // about 3 expected by chance
+  }
+  // The tail past the last full window is filled too, on the same grid and range.
+  for (std::size_t i = 4 * window; i < n; ++i) {
+    ASSERT_GE(v[i], -512.0f);
+    ASSERT_LT(v[i], 512.0f);
+  }
+  // A prefix of a longer fill is the shorter fill: sizes do not change the values.
+  std::vector<float> shorter(window + 5);
+  tut::fill_unique_exact_floats(shorter.data(), shorter.size(), 42);
+  EXPECT_TRUE(std::equal(shorter.begin(), shorter.end(), v.begin()));
 }
 
 TEST(FillUniqueExactFloats, SixteenTermSumsAreExact) {

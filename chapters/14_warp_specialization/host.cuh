@@ -1,0 +1,120 @@
+// Chapter 14, host side: the CPU reference, the Problem (buffers, poison, check), the check
+// sizes and the variant registry. The kernels are in kernels.cuh and negatives.cuh.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/bounded_wait.cuh"
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
+#include "kernels.cuh"
+#include "negatives.cuh"
+
+namespace ch14 {
+
+/// The deepest ring of any variant (v1 with 6 slots).
+constexpr int DEEPEST_RING = 6;
+
+/// The check sizes in bytes. One vector; a few; one short of a 16 KiB tile; tiles + a ragged
+/// tail; 65 tiles (> 1 MiB with a tail: the one-block negative reuses every slot); 512 tiles.
+/// The largest size is the one the harness's lap check runs with the grid capped at 2 blocks:
+/// 256 tiles per block, 42 laps of the 6-slot ring (at least 3 are needed, 2 x 3 x 6 = 36
+/// tiles in all), so a bug that shows only from the second lap on is caught by --check-only.
+/// With a full grid on 132 SMs the same size gives a block at most 4 tiles: no lap at all.
+inline std::vector<std::uint64_t> check_sizes() {
+  return {16, 48, 16384 - 16, 3 * 16384 + 80, (1u << 20) + 16 * 7, 8u << 20};
+}
+
+/// n LCG steps compose to one affine map x -> a_n * x + c_n (mod 2^32).
+inline std::vector<std::uint32_t> reference_lcg(const std::vector<std::uint32_t>& in,
+                                                int intensity) {
+  std::uint32_t a = 1u, c = 0u;          // the identity map
+  for (int i = 0; i < intensity; ++i) {  // (x*a + c)*A + C = x*(a*A) + (c*A + C)
+    a *= LCG_A;
+    c = c * LCG_A + LCG_C;
+  }
+  std::vector<std::uint32_t> out(in.size());
+  for (std::size_t k = 0; k < in.size(); ++k) out[k] = in[k] * a + c;
+  return out;
+}
+
+/// `size` bytes in, `size` bytes out, as 32-bit words. Bytes moved: 2 * size.
+struct Problem {
+  explicit Problem(const tut::RunConfig& cfg)
+      : cfg(cfg), n_words(cfg.size / 4), intensity(static_cast<int>(cfg.extra("intensity"))),
+        d_in(n_words), d_out(n_words) {
+    h_in.resize(n_words);
+    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);  // an LCG step is a bijection:
+    d_in.upload(h_in);                                       // unique in, unique out
+  }
+  void poison(cudaStream_t s) {
+    d_out.poison(s);
+    error.clear(s);
+  }
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    if (want.empty()) want = reference_lcg(h_in, intensity);
+    return tut::compare_words_and_error(s, d_out, want, error);
+  }
+  double work() const { return 2.0 * static_cast<double>(cfg.size); }
+  std::string describe() const {
+    return tut::format_bytes(double(cfg.size)) + " per buffer, intensity " +
+           std::to_string(intensity) + " LCG steps per word";
+  }
+
+  const uint4* in() const { return reinterpret_cast<const uint4*>(d_in.data()); }
+  uint4* out() { return reinterpret_cast<uint4*>(d_out.data()); }
+  std::size_t n_vecs() const { return n_words / 4; }
+  int sms() const { return cfg.device.sm_count; }
+  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+
+  tut::RunConfig cfg;
+  std::size_t n_words;
+  int intensity;
+  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
+  tut::ErrorWord error;
+  std::vector<std::uint32_t> h_in, want;
+};
+
+template <int NSTAGES, int RING_OFFSET = 0>
+void launch_v1(Problem& p, cudaStream_t s) {
+  launch_ws_v1<NSTAGES, RING_OFFSET>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
+                                     p.sms(), p.blocks_per_sm(), s);
+}
+
+inline std::vector<tut::Variant<Problem>> variants() {
+  tut::VariantList<Problem> v;
+  v.add("v0_pipeline", "v0 cuda::pipeline 4-stage",
+        "Ampere-style: producer warp's 32 lanes cp.async 16 B, block-scope pipeline",
+        [](Problem& p, cudaStream_t s) {
+          launch_ws_v0<4>(p.in(), p.out(), p.n_vecs(), p.intensity, p.sms(), p.blocks_per_sm(), s);
+        });
+  const std::string what = "1 producer warp (TMA 16 KiB bulk copies) + 4 consumer warps, ";
+  v.add("v1_ws_s2", "v1 warp-spec TMA 2-stage", what + "2 slots", launch_v1<2>);
+  v.add("v1_ws_s3", "v1 warp-spec TMA 3-stage", what + "3 slots", launch_v1<3>);
+  v.add("v1_ws_s4", "v1 warp-spec TMA 4-stage", what + "4 slots", launch_v1<4>);
+  v.add("v1_ws_s5", "v1 warp-spec TMA 5-stage", what + "5 slots", launch_v1<5>);
+  v.add("v1_ws_s6", "v1 warp-spec TMA 6-stage", what + "6 slots", launch_v1<6>);
+  v.add("v1_ws_s4_off16", "v1 TMA 4-stage, ring at +16 B",
+        "v1 4-stage with the ring 16 bytes past a 128-byte boundary (alignment test)",
+        launch_v1<4, 16>);
+  v.add("v9_early_release", "v9 BROKEN: release before read",
+        "negative: consumers free the slot, then read the overwritten data; must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_ws_early_release(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), s);
+        })
+      .negative = true;
+  v.add("v9_empty_parity", "v9 BROKEN: empty wait, wrong parity",
+        "negative: the producer waits for this lap's empty phase; fails from the 2nd lap on",
+        [](Problem& p, cudaStream_t s) {
+          launch_ws_empty_parity(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
+                                 p.sms(), p.blocks_per_sm(), s);
+        })
+      .negative = true;
+  return v.list;
+}
+
+}  // namespace ch14

@@ -1,49 +1,41 @@
-// Chapter 04: multi-stage prefetch with cuda::pipeline (thread scope)
+// Chapter 04: multi-stage prefetch with cuda::pipeline (thread scope) - the kernels
 //
 // What it adds over chapter 03: more than one or two tiles in flight per block. A ring of
-// STAGES tile buffers in shared memory; while the block works on tile k, tiles k+1 .. k+STAGES-1
-// are already being copied. The copies are cp.async (LDGSTS) issued per thread through a
+// STAGES tile buffers in shared memory; while the block waits for tile k, tiles k+1 ..
+// k+STAGES-1 are already being copied, so STAGES tiles are in flight at every wait (the depth
+// this chapter's "N-stage" names). The copies are cp.async (LDGSTS) issued per thread through a
 // thread-scope cuda::pipeline:
 //   producer_acquire()  memcpy_async(..., pipe)  producer_commit()     (cp.async.commit_group)
 //   pipeline_consumer_wait_prior<STAGES-1>(pipe)  ...use...  consumer_release()
 //                                                                     (cp.async.wait_group N)
 // STAGES is a template parameter (1, 2, 3, 4, 6, 8, 12, 16 instantiated). The work per element
-// is an option (--rounds: integer multiply-adds per 32-bit word), the arithmetic-intensity knob
-// that decides whether there is any compute for the copies to hide behind.
+// (--rounds: integer multiply-adds per 32-bit word) is the arithmetic-intensity knob that
+// decides whether there is any compute for the copies to hide behind.
 //
 // Why it matters: bytes in flight per SM = blocks/SM x STAGES x 4 KiB. Chapter 01's synchronous
 // kernel at one block per SM has at most one 4 KiB tile in flight; DRAM latency x bandwidth per
 // SM needs several times that. Deep pipelines get it from ONE block; occupancy gets it from many.
-// The sweep after the table measures both axes (stages x blocks per SM, stages x rounds) and
-// writes <--json>.sweep.json for plot_sweep.py.
 //
+// This file holds the device code and the launchers, in reading order; the host side (Problem,
+// CPU reference, variant registry, sizes) is host.cuh, the sweeps are sweep.cuh.
 // Minimum compute capability: 8.0 (cp.async). Dynamic shared memory: STAGES x 4 KiB per block.
-// Run:    build/bin/ch04_pipeline_prefetch [--blocks-per-sm=N] [--rounds=R] [--size=1G] [--json=F]
-// Output: the harness table, then the two sweeps (tables on stdout, JSON beside --json).
 #pragma once
-#define CH04_KERNELS_INCLUDED  // sweep.cuh checks it (it must not include kernels.cuh itself)
+#define CH04_KERNELS_INCLUDED  // host.cuh and sweep.cuh check it (they must not include us)
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>
 #include <cuda/pipeline>
 #include <cuda_runtime.h>
 
-#include <algorithm>
+#include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <string>
-#include <vector>
 
-#include "common/device_buffer.cuh"
-#include "common/harness.cuh"
+#include "common/launch.cuh"
 
 namespace ch04 {
 
 namespace cg = cooperative_groups;
 
-// ---------------------------------------------------------------------------------------------
-// Constants
-// ---------------------------------------------------------------------------------------------
 constexpr int THREADS = 256;                       // threads per block, every kernel here
 constexpr int TILE_VECS = THREADS;                 // one uint4 (16 B) per thread per tile
 constexpr int TILE_BYTES = TILE_VECS * 16;         // 4 KiB
@@ -92,12 +84,12 @@ __global__ void stream_v0_cg_double_kernel(const uint4* __restrict__ d_in, uint4
     const std::size_t base = tile * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = s_tile[k & 1][count - 1 - t];
-    block.sync();
+    block.sync();  // buffer k & 1 is refilled in iteration k + 1: all reads first
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// v1: chapter 01's synchronous kernel (LDG -> STS, BAR, LDS -> STG): the benchmark's yardstick
+// v1: chapter 01's synchronous kernel (LDG -> STS, BAR, LDS -> STG): the yardstick
 // ---------------------------------------------------------------------------------------------
 __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                                       std::size_t n_vecs) {
@@ -118,7 +110,8 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
 // v2: STAGES-deep prefetch through a thread-scope cuda::pipeline
 // ---------------------------------------------------------------------------------------------
 // The block owns tiles blockIdx.x + k*gridDim.x, k = 0 .. my_tiles-1 (a persistent grid).
-// Tile k lives in ring slot k % STAGES: [STAGES][256] uint4 of dynamic shared memory.
+// Tile k lives in ring slot k % STAGES: [STAGES][256] uint4 of dynamic shared memory. The
+// slot arithmetic is written out with two counters that wrap at STAGES (the lesson).
 //
 // What the pipeline calls compile to (thread scope; read <cuda/pipeline>):
 //   producer_acquire()            nothing: a thread-scope pipeline has no shared stage state
@@ -128,16 +121,8 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
 //                                 of THIS THREAD's groups have landed. CCCL clamps N to 8.
 //   consumer_release()            nothing at thread scope
 // The groups are per thread and counted, not named: "wait_prior<STAGES-1>" means "tile k" only
-// because every iteration commits exactly one group. Hence the rule below: commit even when
-// there was nothing to copy.
-//
-// LESSON: the deadlock. With a block-scope pipeline (cuda::pipeline_shared_state<scope, STAGES>)
-// producer_acquire() really waits - for the consumers to release that stage. Acquire STAGES+1
-// times before releasing once, and the producer waits for a release that only it could cause
-// later: a hang. Here the stage count exists only in our own ring indexing and wait count, so
-// the equivalent mistake (issuing tile k+STAGES before tile k was consumed) is not a hang but a
-// silent overwrite of a slot someone is still reading; the trailing __syncthreads() prevents it.
-template <int STAGES, int WAIT_PRIOR = STAGES - 1>
+// because every iteration commits exactly one group - even an empty one.
+template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v2_pipeline_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                               std::size_t n_vecs, int rounds) {
@@ -147,79 +132,141 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
   const std::size_t my_tiles =
       blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
-  if constexpr (WAIT_PRIOR != STAGES - 1) {
-    // Only in the negative instantiation (v9): start from a poisoned ring, so that reading a
-    // slot whose copy has not landed shows poison or the previous tile, never lucky leftovers.
-    for (int j = t; j < STAGES * TILE_VECS; j += THREADS) s_ring[j] = make_uint4(~0u, ~0u, ~0u, ~0u);
-    __syncthreads();
-  }
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  int produce_slot = 0;  // the slot the next produce() fills
+  int consume_slot = 0;  // the slot of tile k
 
-  // Producer step: tile k of this block into ring slot `slot`; exactly one commit per call.
-  auto produce = [&](std::size_t k, int slot) {
+  // Producer step: tile k of this block into ring slot produce_slot; exactly one commit.
+  auto produce = [&](std::size_t k) {
     pipe.producer_acquire();
     if (k < my_tiles) {
       const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
-      // EXERCISE-BEGIN: if t < count: 16 B memcpy_async d_in[base + t] -> slot `slot`, on pipe
+      // EXERCISE-BEGIN: this thread's 16 bytes of the tile (if it has any) start their trip to the ring slot, as part of the pipeline's current group
       if (t < tile_count(n_vecs, base))
-        cuda::memcpy_async(&s_ring[slot * TILE_VECS + t], &d_in[base + t],
+        cuda::memcpy_async(&s_ring[produce_slot * TILE_VECS + t], &d_in[base + t],
                            cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
       // EXERCISE-STUB: (void)base;
-      // EXERCISE-STUB: (void)slot;
       // EXERCISE-END
     }
-    // LESSON: commit even when nothing was issued (past the last tile, or t >= count). An empty
-    // group completes at once, and it keeps "the group committed in iteration k" == "tile k".
-    // Skip it, and near the end wait_prior<STAGES-1> would count the LAST real tiles as the
-    // STAGES-1 allowed to be outstanding: the epilogue would read tiles still in flight.
+    // Commit even when nothing was issued (past the last tile, or t >= count). An empty group
+    // completes at once, and it keeps "the group committed in iteration k" == "tile k".
     pipe.producer_commit();
+    produce_slot = produce_slot + 1 == STAGES ? 0 : produce_slot + 1;
   };
 
   // Prologue: fill STAGES-1 slots (tiles 0 .. STAGES-2).
-  int produce_slot = 0;
-  for (int s = 0; s < STAGES - 1; ++s) {
-    produce(static_cast<std::size_t>(s), produce_slot);
-    produce_slot = produce_slot + 1 == STAGES ? 0 : produce_slot + 1;
-  }
-  // Steady state (and, for the last STAGES-1 iterations, the drain: produce() commits empty
-  // groups). Iteration k: issue tile k+STAGES-1 into the slot consumed in iteration k-1, then
-  // wait for tile k.
-  int consume_slot = 0;
+  for (int s = 0; s < STAGES - 1; ++s) produce(static_cast<std::size_t>(s));
+  // Steady state, and for the last STAGES-1 iterations the drain (produce() commits empty
+  // groups). Iteration k issues tile k+STAGES-1 into the slot consumed in iteration k-1, then
+  // waits for tile k: STAGES tiles (k .. k+STAGES-1) are in flight at the wait.
   for (std::size_t k = 0; k < my_tiles; ++k) {
-    produce(k + STAGES - 1, produce_slot);
-    produce_slot = produce_slot + 1 == STAGES ? 0 : produce_slot + 1;
+    produce(k + STAGES - 1);
     // k + STAGES groups committed so far; all but the newest STAGES-1 are complete, so group k
     // is: THIS thread's part of tile k has landed in slot consume_slot.
-    cuda::pipeline_consumer_wait_prior<WAIT_PRIOR>(pipe);
-    // The reversal reads other threads' parts: wait for everyone's wait.
+    // EXERCISE-BEGIN: wait until this thread's part of tile k has landed, while the tiles issued after it stay in flight
+    cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
+    // EXERCISE-STUB: // (no wait yet)
+    // EXERCISE-END
+    __syncthreads();  // the reversal reads other threads' parts: wait for everyone's wait
+    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+    const int count = tile_count(n_vecs, base);
+    if (t < count) d_out[base + t] = work_vec(s_ring[consume_slot * TILE_VECS + count - 1 - t], rounds);
+    pipe.consumer_release();
+    // The next iteration's produce() refills consume_slot: every thread's reads first. Without
+    // this barrier the refill races with slow warps' reads (a write-after-read hazard); with a
+    // block-scope pipeline the same mistake would be a deadlock in producer_acquire() instead.
+    __syncthreads();
+    consume_slot = consume_slot + 1 == STAGES ? 0 : consume_slot + 1;
+  }
+  // Leave nothing in flight when the block exits: only empty groups remain here (the drain
+  // committed them), so this costs nothing.
+  cuda::pipeline_consumer_wait_prior<0>(pipe);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v8 (negative): the producer's slot counter wraps to 1 - right on the first lap only
+// ---------------------------------------------------------------------------------------------
+// A copy of v2 at 4 stages with one changed line. The producer's first lap (tiles 0 ..
+// STAGES-1) fills every slot right; from its second lap on it skips slot 0, so the consumer
+// reads tile 0's data again at tile STAGES (and wrong slots after that). A block with more
+// than STAGES tiles always fails; a block with at most STAGES tiles never does. The harness's
+// lap check (two blocks, many laps each) is what exposes it at a small size.
+constexpr int WRAP_BUG_STAGES = 4;
+__global__ void __launch_bounds__(THREADS)
+    stream_v8_wrap_bug_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
+                              std::size_t n_vecs, int rounds) {
+  constexpr int STAGES = WRAP_BUG_STAGES;
+  __shared__ alignas(16) uint4 s_ring[STAGES * TILE_VECS];
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
+  const std::size_t my_tiles =
+      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  int produce_slot = 0;
+  int consume_slot = 0;
+  auto produce = [&](std::size_t k) {
+    pipe.producer_acquire();
+    if (k < my_tiles) {
+      const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+      if (t < tile_count(n_vecs, base))
+        cuda::memcpy_async(&s_ring[produce_slot * TILE_VECS + t], &d_in[base + t],
+                           cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
+    }
+    pipe.producer_commit();
+    produce_slot = produce_slot + 1 == STAGES ? 1 : produce_slot + 1;  // BUG: wraps to 1, not 0
+  };
+  for (int s = 0; s < STAGES - 1; ++s) produce(static_cast<std::size_t>(s));
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    produce(k + STAGES - 1);
+    cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
     __syncthreads();
     const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = work_vec(s_ring[consume_slot * TILE_VECS + count - 1 - t], rounds);
     pipe.consumer_release();
-    // Slot consume_slot is refilled by the produce() of the next iteration: all reads first.
     __syncthreads();
     consume_slot = consume_slot + 1 == STAGES ? 0 : consume_slot + 1;
   }
-  // Leave nothing in flight when the block exits. In a correct instance only empty groups
-  // remain here (the drain committed them), so this costs nothing; in v9 it retires real copies.
   cuda::pipeline_consumer_wait_prior<0>(pipe);
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): wait_prior<STAGES> instead of wait_prior<STAGES-1>
+// v9 (negative): wait_prior<STAGES> instead of wait_prior<STAGES-1>, at one stage
 // ---------------------------------------------------------------------------------------------
-// Off by one in the wait count. Instantiated with one stage, where it is wait_prior<1>: "all
-// but the newest group" - and the newest group IS the tile about to be read, issued a few
-// instructions earlier. The reads see the poisoned ring (first tile) or the previous tile
-// (later ones) instead of the tile's data: no copy returns from L2 or DRAM within the few dozen
-// cycles between the issue and the __syncthreads() that precedes the read. With more stages the
-// same mistake reads a tile issued STAGES-1 iterations earlier, which has usually landed: the
-// bug is real but hides, which is why the chapter's negative uses the instance that shows it.
-constexpr int NEGATIVE_STAGES = 1;
+// A copy of v2 at one stage with one changed line. wait_prior<1> is "all but the newest group"
+// - and the newest group IS the tile about to be read, issued a few dozen cycles earlier, far
+// less than any L2 or DRAM round trip. The reads see the previous tile (or, for the first,
+// whatever the slot held). With more stages the same mistake reads a tile issued STAGES-1
+// iterations earlier, which has usually landed: the bug is real but hides, which is why the
+// negative uses the one-stage instance that shows it.
+__global__ void __launch_bounds__(THREADS)
+    stream_v9_wrong_wait_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
+                                std::size_t n_vecs, int rounds) {
+  __shared__ alignas(16) uint4 s_tile[TILE_VECS];  // the one-slot ring
+  const int t = threadIdx.x;
+  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
+  const std::size_t my_tiles =
+      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+    const int count = tile_count(n_vecs, base);
+    pipe.producer_acquire();
+    if (t < count)
+      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
+    pipe.producer_commit();
+    cuda::pipeline_consumer_wait_prior<1>(pipe);  // BUG: one stage must wait_prior<0>
+    __syncthreads();
+    if (t < count) d_out[base + t] = work_vec(s_tile[count - 1 - t], rounds);
+    pipe.consumer_release();
+    __syncthreads();
+  }
+  cuda::pipeline_consumer_wait_prior<0>(pipe);
+}
 
 // ---------------------------------------------------------------------------------------------
-// Launchers. `blocks_per_sm` = 0 means full occupancy (as many blocks as fit on an SM).
+// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
+// tut::persistent_grid (which honours the harness's lap-check grid cap).
 // ---------------------------------------------------------------------------------------------
 inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
@@ -235,148 +282,27 @@ inline void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs
   stream_v1_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
-/// Resident blocks per SM of the STAGES-deep kernel (what "full occupancy" means for it): one
-/// SM's worth of a full-occupancy grid, which also opts the kernel in above 48 KiB.
 template <int STAGES>
-int fit_stream_v2() {
-  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;
-  return static_cast<int>(
-      tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, /*sm_count=*/1, 0, smem));
-}
-
-template <int STAGES, int WAIT_PRIOR = STAGES - 1>
 void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;  // opted in below
-  auto kernel = stream_v2_pipeline_kernel<STAGES, WAIT_PRIOR>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, rounds);
+  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;  // opted in there
+  const unsigned grid = tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, sm_count,
+                                             blocks_per_sm, smem);
+  stream_v2_pipeline_kernel<STAGES><<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, rounds);
+}
+
+inline void launch_stream_v8(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
+                             int sm_count, int blocks_per_sm, cudaStream_t s) {
+  const unsigned grid =
+      tut::persistent_grid(stream_v8_wrap_bug_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v8_wrap_bug_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
 }
 
 inline void launch_stream_v9(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
-                             int sm_count, cudaStream_t s) {
-  launch_stream_v2<NEGATIVE_STAGES, NEGATIVE_STAGES>(d_in, d_out, n_vecs, rounds, sm_count, 1, s);
-}
-
-/// One entry per instantiated stage count, so sweeps and the registry can loop over them.
-struct StageKernel {
-  int stages;
-  void (*launch)(const uint4*, uint4*, std::size_t, int, int, int, cudaStream_t);
-  int (*fit)();
-};
-inline std::vector<StageKernel> stage_kernels() {
-  return {{1, launch_stream_v2<1>, fit_stream_v2<1>},    {2, launch_stream_v2<2>, fit_stream_v2<2>},
-          {3, launch_stream_v2<3>, fit_stream_v2<3>},    {4, launch_stream_v2<4>, fit_stream_v2<4>},
-          {6, launch_stream_v2<6>, fit_stream_v2<6>},    {8, launch_stream_v2<8>, fit_stream_v2<8>},
-          {12, launch_stream_v2<12>, fit_stream_v2<12>}, {16, launch_stream_v2<16>, fit_stream_v2<16>}};
-}
-
-// ---------------------------------------------------------------------------------------------
-// CPU reference: each 256-uint4 tile reversed (the last, partial tile within itself), then
-// `rounds` of work_word on every word.
-// ---------------------------------------------------------------------------------------------
-inline std::vector<std::uint32_t> reference_reverse_tiles(const std::vector<std::uint32_t>& in,
-                                                          int rounds) {
-  const std::size_t n_vecs = in.size() / 4;
-  std::vector<std::uint32_t> out(in.size());
-  for (std::size_t base = 0; base < n_vecs; base += TILE_VECS) {
-    const std::size_t count = std::min<std::size_t>(TILE_VECS, n_vecs - base);
-    for (std::size_t t = 0; t < count; ++t)
-      for (int w = 0; w < 4; ++w)
-        out[(base + t) * 4 + w] = work_word(in[(base + count - 1 - t) * 4 + w], rounds);
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes, as uint4.
-// ---------------------------------------------------------------------------------------------
-enum Reference : int { kCopy = 0, kWork = 1 };  // plain reversal; reversal + --rounds of work
-
-struct Problem {
-  explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words) {
-    h_in.resize(n_words);
-    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
-    d_in.upload(h_in);
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
-  tut::VerifyResult verify(cudaStream_t s, int reference) {
-    const std::vector<std::uint32_t> got = d_out.download(s);
-    const int r = reference == kCopy ? 0 : rounds();  // kWork at --rounds=0 is the plain copy
-    std::vector<std::uint32_t>& want = r == 0 ? want_copy : want_work;
-    if (want.empty()) want = reference_reverse_tiles(h_in, r);
-    return tut::compare_exact_words(got.data(), want.data(), n_words);
-  }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-
-  const uint4* in_vecs() const { return reinterpret_cast<const uint4*>(d_in.data()); }
-  uint4* out_vecs() { return reinterpret_cast<uint4*>(d_out.data()); }
-  std::size_t n_vecs() const { return n_words / 4; }
-  int sms() const { return cfg.device.sm_count; }
-  int low_blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
-  int rounds() const { return static_cast<int>(cfg.extra("rounds")); }
-
-  tut::RunConfig cfg;
-  std::size_t n_words;
-  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
-  std::vector<std::uint32_t> h_in, want_copy, want_work;
-};
-
-// ---------------------------------------------------------------------------------------------
-// The variant registry. Every stage count at --blocks-per-sm (default 1: the regime where the
-// pipeline depth is the only source of bytes in flight), a few at full occupancy.
-// ---------------------------------------------------------------------------------------------
-inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&v](const std::string& key, const std::string& name, const std::string& description,
-                  int reference, std::function<void(Problem&, cudaStream_t)> launch) {
-    v.push_back(V{key, name, description, std::move(launch)});
-    v.back().reference = reference;
-  };
-  add("v0_cg_double_low", "v0 cg 2 buffers (ch03), low occ",
-      "chapter 03: collective copies, two buffers, wait_prior<1>; --blocks-per-sm", kCopy,
-      [](Problem& p, cudaStream_t s) {
-        launch_stream_v0(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.low_blocks_per_sm(), s);
-      });
-  add("v1_sync_low", "v1 sync (ch01), low occ",
-      "chapter 01: LDG->STS, BAR, LDS->STG at --blocks-per-sm (the benchmark's yardstick)", kCopy,
-      [](Problem& p, cudaStream_t s) {
-        launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.low_blocks_per_sm(), s);
-      });
-  add("v1_sync_full", "v1 sync (ch01), full occ", "chapter 01's kernel at full occupancy", kCopy,
-      [](Problem& p, cudaStream_t s) {
-        launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 0, s);
-      });
-  for (const StageKernel& k : stage_kernels()) {
-    const std::string n = std::to_string(k.stages);
-    auto launch = k.launch;
-    add("v2_pipe_s" + n + "_low", "v2 pipeline " + n + "-stage, low occ",
-        "cuda::pipeline, " + n + " x 4 KiB ring, wait_prior<" + std::to_string(k.stages - 1) +
-            ">, --blocks-per-sm, --rounds",
-        kWork, [launch](Problem& p, cudaStream_t s) {
-          launch(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds(), p.sms(), p.low_blocks_per_sm(), s);
-        });
-  }
-  for (const StageKernel& k : stage_kernels()) {
-    if (k.stages != 1 && k.stages != 2 && k.stages != 4 && k.stages != 8 && k.stages != 16) continue;
-    const std::string n = std::to_string(k.stages);
-    auto launch = k.launch;
-    add("v2_pipe_s" + n + "_full", "v2 pipeline " + n + "-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows", kWork,
-        [launch](Problem& p, cudaStream_t s) {
-          launch(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds(), p.sms(), 0, s);
-        });
-  }
-  add("v9_wrong_wait", "v9 BROKEN: wait_prior<STAGES>",
-      "negative: 1 stage waiting on prior<1> instead of prior<0>; must FAIL", kWork,
-      [](Problem& p, cudaStream_t s) {
-        launch_stream_v9(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds(), p.sms(), s);
-      });
-  v.back().negative = true;
-  return v;
+                             int sm_count, int blocks_per_sm, cudaStream_t s) {
+  const unsigned grid =
+      tut::persistent_grid(stream_v9_wrong_wait_kernel, THREADS, sm_count, blocks_per_sm);
+  stream_v9_wrong_wait_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
 }
 
 }  // namespace ch04

@@ -1,68 +1,152 @@
 // Chapter 04's sweeps, run after the table (ch.after_table): where does pipeline depth pay?
 //   1. stages x blocks per SM, --rounds=0: bytes in flight per SM = blocks x stages x 4 KiB.
 //   2. stages x rounds at --blocks-per-sm: how much compute the copies can hide behind.
-// Each point is the median of kRepeats event-timed runs after kWarmup, on 2 x --size buffers
-// (1 GiB each by default, far beyond the L2). Outputs are not re-verified here: the table
-// verified every registered kernel at the full size, and the kernels do not depend on the
-// launch shape for correctness (the tests check several blocks per SM).
+// Every point is a configuration (kernel, blocks per SM, rounds) that is first checked once at
+// the sweep's size with tut::run_and_verify (poisoned output, bit-exact comparison with the
+// CPU reference), then timed: the median of kSweepRepeats event-timed runs after kSweepWarmup,
+// on 2 x --size buffers (1 GiB each by default, far beyond the L2). A point that fails its
+// check is printed as FAIL instead of a number, left out of the JSON, and fails the run.
 // Writes <--json>.sweep.json, the input of plot_sweep.py.
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <vector>
 
-// The includer includes its kernels.cuh first (main.cu, or exercise/main.cu with the exercise's
-// kernels.cuh): including "kernels.cuh" from here would always pick this directory's solution.
 #ifndef CH04_KERNELS_INCLUDED
-#error "include kernels.cuh before sweep.cuh"
+#error "include kernels.cuh (and host.cuh) before sweep.cuh"
 #endif
+
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
 
 namespace ch04 {
 
 constexpr int kSweepWarmup = 3;
 constexpr int kSweepRepeats = 10;
 
-inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std::string& json_path) {
-  const std::size_t n_vecs = cfg.size / 16;
-  tut::DeviceBuffer<uint4> d_in(n_vecs), d_out(n_vecs);
-  CUDA_CHECK(cudaMemsetAsync(d_in.data(), 0x5A, d_in.bytes(), stream));
-  const int sms = cfg.device.sm_count;
-  const double work = 2.0 * static_cast<double>(cfg.size);
-  auto time_ms = [&](const std::function<void(cudaStream_t)>& launch) {
-    return tut::time_on_stream(stream, kSweepWarmup, kSweepRepeats, [&](cudaStream_t s) {
-             launch(s);
-             CUDA_CHECK_LAST_LAUNCH();
-           }).median_ms;
-  };
-  const double memcpy_gbs = tut::rate_per_second_1e9(work, time_ms([&](cudaStream_t s) {
-    CUDA_CHECK(cudaMemcpyAsync(d_out.data(), d_in.data(), d_in.bytes(), cudaMemcpyDeviceToDevice, s));
-  }));
+// Counts the words where `got` differs from `want`: the sweep's check runs on the GPU, since
+// it checks about a hundred configurations at the full size (the expected output is still the
+// CPU reference, computed on the host and uploaded once per --rounds value).
+__global__ void count_mismatched_words_kernel(const uint4* __restrict__ got,
+                                              const uint4* __restrict__ want, std::size_t n_vecs,
+                                              unsigned long long* mismatches) {
+  unsigned long long local = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n_vecs;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 a = got[i], b = want[i];
+    local += (a.x != b.x) + (a.y != b.y) + (a.z != b.z) + (a.w != b.w);
+  }
+  if (local) atomicAdd(mismatches, local);
+}
 
+/// The sweep's problem: chapter 04's Problem plus the expected output on the GPU.
+struct SweepProblem : Problem {
+  explicit SweepProblem(const tut::RunConfig& cfg) : Problem(cfg), d_want(n_words), d_count(1) {}
+  tut::VerifyResult verify(cudaStream_t s, int reference) {
+    const int r = reference == kCopy ? 0 : rounds;
+    if (uploaded_rounds != r) {
+      d_want.upload(reference_reverse_tiles(h_in, r));
+      uploaded_rounds = r;
+    }
+    CUDA_CHECK(cudaMemsetAsync(d_count.data(), 0, sizeof(unsigned long long), s));
+    count_mismatched_words_kernel<<<4 * sms(), 256, 0, s>>>(
+        out_vecs(), reinterpret_cast<const uint4*>(d_want.data()), n_vecs(), d_count.data());
+    CUDA_CHECK_LAST_LAUNCH();
+    tut::VerifyResult result;
+    result.checked = n_words;
+    result.mismatches = static_cast<std::size_t>(d_count.download(s)[0]);
+    result.what = "exact";
+    if (result.mismatches != 0) return Problem::verify(s, reference);  // the details, on the host
+    return result;
+  }
+  tut::DeviceBuffer<std::uint32_t> d_want;
+  tut::DeviceBuffer<unsigned long long> d_count;
+  int uploaded_rounds = -1;
+};
+
+/// Resident blocks per SM of the STAGES-deep kernel: the occupancy query that also opts the
+/// kernel in above 48 KiB (done once, before any timing).
+template <int STAGES>
+int blocks_that_fit_v2() {
+  return static_cast<int>(tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, 1, 0,
+                                               static_cast<std::size_t>(STAGES) * TILE_BYTES));
+}
+inline int blocks_that_fit(int stages) {
+  switch (stages) {
+    case 1: return blocks_that_fit_v2<1>();
+    case 2: return blocks_that_fit_v2<2>();
+    case 3: return blocks_that_fit_v2<3>();
+    case 4: return blocks_that_fit_v2<4>();
+    case 6: return blocks_that_fit_v2<6>();
+    case 8: return blocks_that_fit_v2<8>();
+    case 12: return blocks_that_fit_v2<12>();
+    default: return blocks_that_fit_v2<16>();
+  }
+}
+
+inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std::string& json_path) {
+  SweepProblem p(cfg);
+  const double work = p.work();
+  bool all_passed = true;
+  // One configuration: checked once, then timed. Returns GB/s, or -1 when the check failed.
+  auto check_and_time = [&](const std::string& what, int reference,
+                            std::function<void(SweepProblem&, cudaStream_t)> launch) {
+    tut::Variant<SweepProblem> v;
+    v.key = what;
+    v.reference = reference;
+    v.launch = std::move(launch);
+    const tut::VerifyResult r = tut::run_and_verify(p, v, stream);
+    if (!r.ok()) {
+      std::printf("\n[sweep %s] %s\n%s", what.c_str(), r.summary().c_str(), r.details().c_str());
+      all_passed = false;
+      return -1.0;
+    }
+    const double ms = tut::time_variant(p, v, stream, kSweepWarmup, kSweepRepeats).median_ms;
+    return tut::rate_per_second_1e9(work, ms);
+  };
+  auto print_gbs = [](double gbs) {
+    if (gbs < 0) std::printf(" | %10s", "FAIL");
+    else std::printf(" | %10.1f", gbs);
+  };
+  const double memcpy_gbs = tut::rate_per_second_1e9(
+      work, tut::time_on_stream(stream, kSweepWarmup, kSweepRepeats, [&](cudaStream_t s) {
+              CUDA_CHECK(cudaMemcpyAsync(p.d_out.data(), p.d_in.data(), p.d_in.bytes(),
+                                         cudaMemcpyDeviceToDevice, s));
+            }).median_ms);
+  const int sms = p.sms();
   std::string json = "{\"chapter\": \"ch04_pipeline_prefetch\", \"device\": \"" + cfg.device.name +
                      "\", \"sm_count\": " + std::to_string(sms) +
                      ", \"bytes_per_buffer\": " + std::to_string(cfg.size) +
                      ", \"tile_bytes\": " + std::to_string(TILE_BYTES) +
                      ", \"memcpy_gbs\": " + std::to_string(memcpy_gbs);
 
-  // 1. stages x blocks per SM. "stages 0" is chapter 01's synchronous kernel.
+  // 1. stages x blocks per SM at rounds 0. "stages 0" is chapter 01's synchronous kernel.
   const int blocks_list[] = {1, 2, 3, 4, 6, 8};
-  std::printf("\nSweep 1: GB/s by pipeline stages x blocks per SM (--rounds=0; memcpy %.1f GB/s)\n",
-              memcpy_gbs);
+  std::printf("\nSweep 1: GB/s by pipeline stages x blocks per SM (--rounds=0; memcpy %.1f GB/s;"
+              " every point checked first)\n", memcpy_gbs);
   std::printf("%-12s", "stages");
   for (int b : blocks_list) std::printf(" | %7d/SM", b);
   std::printf("\n");
   json += ", \"occupancy\": [";
   bool first = true;
-  auto occupancy_row = [&](int stages, int fit,
-                           const std::function<void(int, cudaStream_t)>& launch_at) {
+  p.rounds = 0;
+  auto occupancy_row = [&](int stages, int fit, const PipelineLaunch launch) {
     std::printf("%-12s", stages == 0 ? "sync (ch01)" : std::to_string(stages).c_str());
     for (int b : blocks_list) {
       if (b > fit) {
         std::printf(" | %10s", "-");
         continue;
       }
-      const double gbs = tut::rate_per_second_1e9(work, time_ms([&](cudaStream_t s) { launch_at(b, s); }));
-      std::printf(" | %10.1f", gbs);
+      const std::string what = "stages " + std::to_string(stages) + ", " + std::to_string(b) + "/SM";
+      const double gbs = check_and_time(what, stages == 0 ? kCopy : kWork,
+                                        [launch, b](SweepProblem& q, cudaStream_t s) {
+                                          launch(q.in_vecs(), q.out_vecs(), q.n_vecs(), q.rounds,
+                                                 q.sms(), b, s);
+                                        });
+      print_gbs(gbs);
+      if (gbs < 0) continue;
       json += std::string(first ? "" : ",") + "\n  {\"stages\": " + std::to_string(stages) +
               ", \"blocks_per_sm\": " + std::to_string(b) + ", \"gbs\": " + std::to_string(gbs) +
               ", \"pct_of_memcpy\": " + std::to_string(100.0 * gbs / memcpy_gbs) + "}";
@@ -70,45 +154,58 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
     }
     std::printf("\n");
   };
-  occupancy_row(0, tut::max_blocks_per_sm(stream_v1_sync_kernel, THREADS), [&](int b, cudaStream_t s) {
-    launch_stream_v1(d_in.data(), d_out.data(), n_vecs, sms, b, s);
-  });
+  occupancy_row(0, tut::max_blocks_per_sm(stream_v1_sync_kernel, THREADS),
+                [](const uint4* in, uint4* out, std::size_t n, int, int sm_count, int b,
+                   cudaStream_t s) { launch_stream_v1(in, out, n, sm_count, b, s); });
   for (const StageKernel& k : stage_kernels())
-    occupancy_row(k.stages, k.fit(), [&](int b, cudaStream_t s) {
-      k.launch(d_in.data(), d_out.data(), n_vecs, 0, sms, b, s);
-    });
+    occupancy_row(k.stages, blocks_that_fit(k.stages), k.launch);
   json += "\n]";
 
-  // 2. stages x rounds at the chapter's low occupancy.
+  // 2. stages x rounds at the chapter's low occupancy. Rounds in the outer loop, so the CPU
+  //    reference is computed once per rounds value; printed as one row per stage count.
   const int blocks = static_cast<int>(cfg.extra("blocks-per-sm"));
-  const int rounds_list[] = {0, 1, 4, 16, 64, 256};
-  std::printf("\nSweep 2: GB/s by pipeline stages x rounds (IMAD per word), %d block(s)/SM\n", blocks);
+  const std::vector<int> rounds_list = {0, 1, 4, 16, 64, 256};
+  const std::vector<StageKernel> stages = stage_kernels();
+  std::vector<std::vector<double>> gbs(stages.size(), std::vector<double>(rounds_list.size()));
+  std::vector<std::vector<double>> ms(stages.size(), std::vector<double>(rounds_list.size()));
+  for (std::size_t j = 0; j < rounds_list.size(); ++j) {
+    p.rounds = rounds_list[j];
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      const PipelineLaunch launch = stages[i].launch;
+      gbs[i][j] = check_and_time(
+          "stages " + std::to_string(stages[i].stages) + ", rounds " + std::to_string(p.rounds),
+          kWork, [launch, blocks](SweepProblem& q, cudaStream_t s) {
+            launch(q.in_vecs(), q.out_vecs(), q.n_vecs(), q.rounds, q.sms(), blocks, s);
+          });
+      ms[i][j] = gbs[i][j] > 0 ? 1e3 * work / (gbs[i][j] * 1e9) : -1.0;
+    }
+  }
+  std::printf("\nSweep 2: GB/s by pipeline stages x rounds (IMAD per word), %d block(s)/SM;"
+              " every point checked first\n", blocks);
   std::printf("%-12s", "stages");
   for (int r : rounds_list) std::printf(" | %6d rnd", r);
   std::printf("\n");
   json += ", \"intensity_blocks_per_sm\": " + std::to_string(blocks) + ", \"intensity\": [";
   first = true;
-  for (const StageKernel& k : stage_kernels()) {
-    std::printf("%-12d", k.stages);
-    for (int r : rounds_list) {
-      const double ms = time_ms([&](cudaStream_t s) {
-        k.launch(d_in.data(), d_out.data(), n_vecs, r, sms, blocks, s);
-      });
-      const double gbs = tut::rate_per_second_1e9(work, ms);
-      std::printf(" | %10.1f", gbs);
-      json += std::string(first ? "" : ",") + "\n  {\"stages\": " + std::to_string(k.stages) +
-              ", \"rounds\": " + std::to_string(r) + ", \"ms\": " + std::to_string(ms) +
-              ", \"gbs\": " + std::to_string(gbs) + "}";
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    std::printf("%-12d", stages[i].stages);
+    for (std::size_t j = 0; j < rounds_list.size(); ++j) {
+      print_gbs(gbs[i][j]);
+      if (gbs[i][j] < 0) continue;
+      json += std::string(first ? "" : ",") + "\n  {\"stages\": " +
+              std::to_string(stages[i].stages) + ", \"rounds\": " + std::to_string(rounds_list[j]) +
+              ", \"ms\": " + std::to_string(ms[i][j]) + ", \"gbs\": " + std::to_string(gbs[i][j]) + "}";
       first = false;
     }
     std::printf("\n");
   }
   json += "\n]}\n";
+  if (!all_passed) std::printf("sweep: some configurations FAILED their check (see above)\n");
   if (!tut::write_sweep_json(json_path, json)) return false;
   if (!json_path.empty())
     std::printf("plot: python3 chapters/04_pipeline_prefetch/plot_sweep.py %s.sweep.json\n",
                 json_path.c_str());
-  return true;
+  return all_passed;
 }
 
 }  // namespace ch04

@@ -1,10 +1,13 @@
 // GPU tests for chapter 04: every pipeline depth at edge sizes, several occupancies and
-// several compute intensities against the CPU reference; the wrong-wait negative must fail.
+// several compute intensities against the CPU reference; both negatives (the wrong wait, and
+// the slot counter that is right on the first lap only) must fail; the largest check size
+// gives every ring the laps the harness's lap check needs.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
 #include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -54,12 +57,50 @@ TEST(Ch04Shapes, EveryDepthAtSeveralBlocksPerSmAndRounds) {
 TEST(Ch04Negative, WaitingOnOnePriorStageTooManyIsCaught) {
   SKIP_UNLESS_GPU(8, 0);
   for (std::uint64_t bytes : {std::uint64_t{3 * 4096 + 80}, std::uint64_t{8} << 20}) {
-    ch04::Problem p(config(bytes));
-    for (const auto& v : ch04::variants()) {
-      if (!v.negative) continue;
-      const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
-      EXPECT_FALSE(r.ok()) << v.key << " must fail at " << bytes << " bytes";
-    }
+    const tut::VerifyResult r = tut_test::run_variant(config(bytes), ch04::variants(), "v9_wrong_wait");
+    EXPECT_FALSE(r.ok()) << "v9_wrong_wait must fail at " << bytes << " bytes";
+  }
+}
+
+TEST(Ch04Negative, SlotWrapBugFailsFromTheSecondLapOnOnly) {
+  SKIP_UNLESS_GPU(8, 0);
+  const std::uint64_t lap = std::uint64_t{ch04::WRAP_BUG_STAGES} * ch04::TILE_BYTES;
+  {  // two blocks, each with exactly one lap of the 4-slot ring: the bug never shows
+    tut::ScopedGridCap two_blocks(2);
+    EXPECT_TRUE(tut_test::run_variant(config(2 * lap), ch04::variants(), "v8_wrap_bug").ok())
+        << "one lap per block must pass: the bug is in the wrap";
+  }
+  {  // two blocks, one tile into the second lap each: tile STAGES reads tile 0's slot
+    tut::ScopedGridCap two_blocks(2);
+    EXPECT_FALSE(tut_test::run_variant(config(2 * lap + 2 * ch04::TILE_BYTES), ch04::variants(),
+                                       "v8_wrap_bug").ok());
+  }
+  // the largest check size, at the chapter's own grid and under the lap check's two blocks
+  const std::uint64_t largest = ch04::check_sizes().back();
+  EXPECT_FALSE(tut_test::run_variant(config(largest), ch04::variants(), "v8_wrap_bug").ok());
+  tut::ScopedGridCap two_blocks(2);
+  EXPECT_FALSE(tut_test::run_variant(config(largest), ch04::variants(), "v8_wrap_bug").ok());
+}
+
+TEST(Ch04Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
+  // Host arithmetic (runs without a GPU): the harness's lap check runs every variant at the
+  // largest check size on two blocks; each must walk at least 3 laps of the deepest ring.
+  const std::uint64_t largest = ch04::check_sizes().back();
+  const std::uint64_t tiles = (largest / 16 + ch04::TILE_VECS - 1) / ch04::TILE_VECS;
+  const std::uint64_t tiles_per_block = tiles / 2;  // the smaller share of the two blocks
+  EXPECT_GE(tiles_per_block, 3u * ch04::kDeepestStages);
+  EXPECT_GE(tiles_per_block, 3u * ch04::WRAP_BUG_STAGES);
+  for (const auto& k : ch04::stage_kernels()) EXPECT_LE(k.stages, ch04::kDeepestStages);
+}
+
+TEST(Ch04Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
+  SKIP_UNLESS_GPU(8, 0);
+  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  ch04::Problem p(config(ch04::check_sizes().back(), 1, 3));
+  for (const auto& v : ch04::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    EXPECT_TRUE(r.ok()) << v.key << " on two blocks: " << r.summary();
   }
 }
 
@@ -74,6 +115,12 @@ TEST(Ch04Reference, ReverseAndWorkOnAKnownInput) {
   const auto worked = ch04::reference_reverse_tiles(in, 2);
   EXPECT_EQ(worked[0], ch04::work_word(ch04::work_word(copy[0], 1), 1));
   EXPECT_NE(worked[0], copy[0]);
+  // the composed affine map of the reference is the device's loop of single rounds
+  for (int rounds : {0, 1, 2, 5, 16, 257})
+    for (std::uint32_t x : {0u, 1u, 0x9E3779B9u, 0xFFFFFFFFu}) {
+      const ch04::Affine m = ch04::compose_rounds(rounds);
+      EXPECT_EQ(m.a * x + m.c, ch04::work_word(x, rounds)) << rounds << " rounds of " << x;
+    }
 }
 
 }  // namespace

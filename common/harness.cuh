@@ -146,6 +146,11 @@ struct Chapter {
   /// of --json (empty when not given) so it can write its own JSON beside it. Returns false
   /// when one of its own checks failed.
   std::function<bool(const RunConfig&, cudaStream_t, const std::string& json_path)> after_table;
+  /// Optional: --timeline=PATH. Launches the chapter's traced kernels (timeline.cuh) on a small
+  /// problem, verifies their output, prints the cost of tracing and writes the Chrome trace to
+  /// PATH. Called after the table, in full and --check-only runs. Returns false when a check
+  /// failed or the file could not be written. A chapter without it rejects --timeline (exit 2).
+  std::function<bool(const RunConfig&, cudaStream_t, const std::string& path)> timeline;
 };
 
 /// @brief Poison the output and every SM's shared memory, launch @p v once, synchronise,
@@ -166,7 +171,8 @@ VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStr
 }
 
 /// @brief Time @p v on @p stream: @p warmup launches, then the median and minimum of
-///        @p repeats launches, each checked for launch errors (see time_on_stream()).
+///        @p repeats samples per launch, each launch checked for launch errors (see
+///        time_on_stream(): short launches are timed many back to back per sample).
 template <class Problem>
 Timing time_variant(Problem& problem, const Variant<Problem>& v, cudaStream_t stream, int warmup,
                     int repeats) {
@@ -267,6 +273,22 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       return kExitUsage;
     }
   }
+  if (!opt.timeline_path.empty()) {
+    if (!ch.timeline) {
+      std::fprintf(stderr, "%s: error: --timeline: this chapter has no in-kernel timeline "
+                   "(see --help)\n", ch.id.c_str());
+      return kExitUsage;
+    }
+    const std::string probe = opt.timeline_path + ".tmp";  // fail now, not after a long run
+    FILE* f = std::fopen(probe.c_str(), "w");
+    if (!f) {
+      std::fprintf(stderr, "%s: error: --timeline: cannot write '%s' (see --help)\n",
+                   ch.id.c_str(), opt.timeline_path.c_str());
+      return kExitUsage;
+    }
+    std::fclose(f);
+    std::remove(probe.c_str());
+  }
   FILE* json = nullptr;
   if (!opt.json_path.empty()) {
     json = std::fopen(opt.json_path.c_str(), "w");  // fail now, not after a long run
@@ -281,6 +303,8 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   report.chapter = ch.id;
   report.title = ch.title;
   report.metric = ch.metric;
+  report.tour_lesson = ch.tour_lesson;
+  report.tour_baseline = ch.tour_baseline;
   report.check_only = opt.check_only;
   report.seed = opt.seed ? *opt.seed : fresh_seed();
   report.device = require_cc(ch.min_cc_major, ch.min_cc_minor, ch.id);  // exits 77 if unmet
@@ -366,15 +390,20 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       // One extra untimed launch inside an NVTX range named "profile": Nsight Compute can
       // profile exactly one launch per variant with --nvtx --nvtx-include "profile/"
       // (tools/profile_chapters.sh), skipping the many launches of the checks.
+      // The launch also reports its grid (persistent_grid or record_grid), read here for the
+      // blocks/SM column; a launcher that reports nothing leaves it unknown ("-").
+      last_grid_choice() = GridChoice{};
       nvtxRangePushA("profile");
       v.launch(problem, stream);
       CUDA_CHECK_LAST_LAUNCH();
       CUDA_CHECK(cudaStreamSynchronize(stream));
       nvtxRangePop();
+      rows[r].blocks_per_sm = last_grid_choice().blocks_per_sm;
       const Timing t = time_variant(problem, v, stream, opt.warmup, opt.repeats);
       rows[r].timed = true;
       rows[r].median_ms = t.median_ms;
       rows[r].min_ms = t.min_ms;
+      rows[r].launches_per_sample = t.launches_per_sample;
       rows[r].rate = rate_per_second_1e9(problem.work(), t.median_ms);
       if (v.is_ceiling) {
         report.ceiling_name = v.name;
@@ -447,6 +476,10 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   if (!opt.check_only && ch.after_table) {
     cfg.size = main_size;
     all_passed = ch.after_table(cfg, stream, opt.json_path) && all_passed;
+  }
+  if (!opt.timeline_path.empty()) {
+    cfg.size = main_size;
+    all_passed = ch.timeline(cfg, stream, opt.timeline_path) && all_passed;
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
   std::printf("RESULT: %s\n", all_passed ? "PASS" : "FAIL");

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "cuda_check.cuh"
 
@@ -31,6 +32,21 @@ int max_blocks_per_sm(Kernel kernel, int threads, std::size_t dynamic_smem = 0) 
   int blocks = 0;
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, dynamic_smem));
   return blocks;
+}
+
+/// @brief Let @p kernel use @p dynamic_smem bytes of dynamic shared memory (above the 48 KiB
+///        default a kernel must opt in). The attribute call runs once per kernel and size and
+///        is remembered, so launchers can call this on every launch, timed ones included,
+///        without a host query each time.
+template <class Kernel>
+void opt_in_dynamic_smem(Kernel kernel, std::size_t dynamic_smem) {
+  static thread_local std::map<std::pair<const void*, std::size_t>, bool> done;
+  if (dynamic_smem <= kDefaultDynamicSmemLimit) return;
+  const auto key = std::make_pair(reinterpret_cast<const void*>(kernel), dynamic_smem);
+  if (done.count(key)) return;
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(dynamic_smem)));
+  done[key] = true;
 }
 
 /// @brief What the last grid sizing decided, for the result table's "blocks/SM" column.
@@ -125,9 +141,7 @@ unsigned persistent_grid(Kernel kernel, int threads, int sm_count, int blocks_pe
   const Key key{reinterpret_cast<const void*>(kernel), threads, dynamic_smem};
   auto it = fit_cache.find(key);
   if (it == fit_cache.end()) {
-    if (dynamic_smem > kDefaultDynamicSmemLimit)
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(dynamic_smem)));
+    opt_in_dynamic_smem(kernel, dynamic_smem);
     it = fit_cache.emplace(key, max_blocks_per_sm(kernel, threads, dynamic_smem)).first;
   }
   const int fit = it->second;

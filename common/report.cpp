@@ -45,23 +45,32 @@ std::string format_table(const Report& r) {
   for (const ResultRow& row : r.rows) name_width = std::max(name_width, row.name.size());
   std::ostringstream os;
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %7s | %6s | %s\n", int(name_width),
-                "variant", "median ms", "min ms", r.metric.c_str(), "% ceil", "vs v0", "check");
-  os << buf << std::string(name_width, '-') << "-|-----------|-----------|-----------|---------|"
-     << "--------|------\n";
+  std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %9s | %7s | %6s | %s\n",
+                int(name_width), "variant", "blocks/SM", "median ms", "min ms", r.metric.c_str(),
+                "% ceil", "vs v0", "check");
+  os << buf << std::string(name_width, '-')
+     << "-|-----------|-----------|-----------|-----------|---------|--------|------\n";
+  int batched = 0;
   for (const ResultRow& row : r.rows) {
+    char blocks[16] = "-";
+    if (row.blocks_per_sm > 0) std::snprintf(blocks, sizeof blocks, "%d", row.blocks_per_sm);
     if (row.timed) {
       char vs[16] = "     -";
       if (row.vs_v0 > 0) std::snprintf(vs, sizeof vs, "%5.2fx", row.vs_v0);
-      std::snprintf(buf, sizeof buf, "%-*s | %9.4f | %9.4f | %9.1f | %6.1f%% | %6s | %s\n",
-                    int(name_width), row.name.c_str(), row.median_ms, row.min_ms, row.rate,
+      std::snprintf(buf, sizeof buf, "%-*s | %9s | %9.4f | %9.4f | %9.1f | %6.1f%% | %6s | %s\n",
+                    int(name_width), row.name.c_str(), blocks, row.median_ms, row.min_ms, row.rate,
                     row.pct_of_ceiling, vs, check_label(row).c_str());
+      batched = std::max(batched, row.launches_per_sample > 1 ? row.launches_per_sample : 0);
     } else {
-      std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %7s | %6s | %s\n", int(name_width),
-                    row.name.c_str(), "-", "-", "-", "-", "-", check_label(row).c_str());
+      std::snprintf(buf, sizeof buf, "%-*s | %9s | %9s | %9s | %9s | %7s | %6s | %s\n",
+                    int(name_width), row.name.c_str(), blocks, "-", "-", "-", "-", "-",
+                    check_label(row).c_str());
     }
     os << buf;
   }
+  if (batched > 0)
+    os << "(times are per launch; launches shorter than 1 ms were timed up to " << batched
+       << " back to back per sample)\n";
   return os.str();
 }
 
@@ -119,12 +128,17 @@ std::string to_json(const Report& r) {
      << ", \"l2_bytes\": " << r.device.l2_bytes << ", \"driver\": " << r.device.driver_version
      << ", \"runtime\": " << r.device.runtime_version << "},\n  \"ceiling\": {\"name\": "
      << str(r.ceiling_name) << ", \"rate\": " << num(r.ceiling_rate)
-     << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"rows\": [";
+     << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"tour_lesson\": "
+     << str(r.tour_lesson) << ",\n  \"tour_baseline\": " << str(r.tour_baseline)
+     << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
     const ResultRow& row = r.rows[i];
     os << (i ? "," : "") << "\n    {\"key\": " << str(row.key) << ", \"name\": " << str(row.name)
        << ", \"timed\": " << (row.timed ? "true" : "false")
+       << ", \"blocks_per_sm\": "
+       << (row.blocks_per_sm > 0 ? std::to_string(row.blocks_per_sm) : std::string("null"))
        << ", \"median_ms\": " << num(row.median_ms) << ", \"min_ms\": " << num(row.min_ms)
+       << ", \"launches_per_sample\": " << row.launches_per_sample
        << ", \"rate\": " << num(row.rate) << ", \"pct_of_ceiling\": " << num(row.pct_of_ceiling)
        << ", \"vs_v0\": " << num(row.vs_v0) << ", \"negative\": "
        << (row.negative ? "true" : "false") << ", \"skipped\": " << (row.skipped ? "true" : "false")

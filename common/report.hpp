@@ -1,7 +1,8 @@
 /// @file report.hpp
 /// @brief The one result table every chapter prints, and its JSON twin (host only).
 ///
-/// Table columns: variant | median ms | min ms | GB/s (or GFLOP/s) | % of ceiling | vs v0 | check
+/// Table columns: variant | blocks/SM | median ms | min ms | GB/s (or GFLOP/s) | % of ceiling |
+/// vs v0 | check
 /// The header names the GPU, compute capability, SM count, L2 size and seed, so a pasted
 /// table always says where it came from.
 #pragma once
@@ -32,8 +33,10 @@ struct ResultRow {
   std::string key;            ///< variant key (CLI name)
   std::string name;           ///< display name
   bool timed = false;         ///< false in --check-only runs
-  double median_ms = 0;
-  double min_ms = 0;
+  double median_ms = 0;        ///< per launch
+  double min_ms = 0;           ///< per launch
+  int launches_per_sample = 1;  ///< back-to-back launches timed between one pair of events
+  int blocks_per_sm = 0;       ///< resident blocks per SM of the timed grid; 0: not known
   double rate = 0;            ///< GB/s or GFLOP/s from the median
   double pct_of_ceiling = 0;  ///< rate / ceiling rate * 100
   double vs_v0 = 0;           ///< v0 median / this median (x faster than v0)
@@ -56,6 +59,8 @@ struct Report {
   std::string ceiling_name;   ///< e.g. "cudaMemcpyAsync D2D"
   double ceiling_rate = 0;    ///< in `metric` units, measured in the same run
   double ceiling_ms = 0;
+  std::string tour_lesson;    ///< key of the row that makes the chapter's point (the tour's)
+  std::string tour_baseline;  ///< key of the row it is compared with, in the same regime
   std::vector<ResultRow> rows;
 };
 

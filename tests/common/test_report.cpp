@@ -47,12 +47,16 @@ tut::Report sample() {
   a.pct_of_ceiling = 50;
   a.vs_v0 = 1.0;
   a.passed = true;
+  a.blocks_per_sm = 6;
   tut::ResultRow b = a;
+  b.blocks_per_sm = 0;  // not known
   b.key = "v9";
   b.name = "v9 broken";
   b.negative = true;
   b.passed = false;
   r.rows = {a, b};
+  r.tour_lesson = "v0";
+  r.tour_baseline = "v9";
   return r;
 }
 
@@ -64,9 +68,19 @@ TEST(Report, HeaderNamesGpuCcSmsL2Seed) {
 
 TEST(Report, TableHasColumnsAndLabels) {
   const std::string t = tut::format_table(sample());
-  for (const char* s : {"variant", "median ms", "min ms", "GB/s", "% ceil", "vs v0", "check",
-                        "v0 base", "2000.0", "50.0%", "1.00x", "PASS", "FAIL (expected)"})
+  for (const char* s : {"variant", "blocks/SM", "median ms", "min ms", "GB/s", "% ceil", "vs v0",
+                        "check", "v0 base", "2000.0", "50.0%", "1.00x", "PASS", "FAIL (expected)"})
     EXPECT_NE(t.find(s), std::string::npos) << s;
+  // Every row has a blocks/SM cell: the number, or "-" when the launcher did not report it.
+  EXPECT_NE(t.find("v0 base   |         6 |"), std::string::npos) << t;
+  EXPECT_NE(t.find("v9 broken |         - |"), std::string::npos) << t;
+  EXPECT_EQ(t.find("back to back"), std::string::npos) << "no batched sample, no footnote";
+}
+
+TEST(Report, TableSaysWhenLaunchesWereBatched) {
+  tut::Report r = sample();
+  r.rows[0].launches_per_sample = 40;
+  EXPECT_NE(tut::format_table(r).find("up to 40 back to back"), std::string::npos);
 }
 
 TEST(Report, CheckLabels) {
@@ -91,6 +105,11 @@ TEST(Report, JsonEscapesAndCarriesRows) {
   EXPECT_NE(j.find("\"negative\": true"), std::string::npos);
   EXPECT_NE(j.find("\"rate\": 2000"), std::string::npos);
   EXPECT_NE(j.find("\"seed\": 1234"), std::string::npos);
+  EXPECT_NE(j.find("\"blocks_per_sm\": 6"), std::string::npos);
+  EXPECT_NE(j.find("\"blocks_per_sm\": null"), std::string::npos);
+  EXPECT_NE(j.find("\"launches_per_sample\": 1"), std::string::npos);
+  EXPECT_NE(j.find("\"tour_lesson\": \"v0\""), std::string::npos);
+  EXPECT_NE(j.find("\"tour_baseline\": \"v9\""), std::string::npos);
   // Balanced braces and brackets: a cheap structural check.
   int braces = 0, brackets = 0;
   for (char c : j) {

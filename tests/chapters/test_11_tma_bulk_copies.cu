@@ -3,6 +3,9 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "chapters/11_tma_bulk_copies/more_kernels.cuh"
+#include "chapters/11_tma_bulk_copies/host.cuh"
+#include "common/launch.cuh"
 #include "variant_test.cuh"
 
 namespace {
@@ -46,7 +49,7 @@ TEST(Ch11Large, BulkStoreAt64MiB) {
   EXPECT_TRUE(r.ok()) << r.summary();
 }
 
-// The broken variants must FAIL (and return: the bounded waits give up after about 1 s).
+// The broken variants must FAIL (and return: the bounded waits give up after 1 s).
 TEST(Ch11Negative, WrongExpectTxIsCaught) {
   SKIP_UNLESS_GPU(9, 0);
   EXPECT_FALSE(run_variant("v8_wrong_tx", 3 * 16384 + 16).ok());
@@ -55,6 +58,28 @@ TEST(Ch11Negative, WrongExpectTxIsCaught) {
 TEST(Ch11Negative, WrongParityIsCaught) {
   SKIP_UNLESS_GPU(9, 0);
   EXPECT_FALSE(run_variant("v9_wrong_parity", 3 * 16384 + 16).ok());
+}
+
+// The second-lap negative: correct in lap 0, so it passes where no block wraps its ring (a
+// full grid at a small size), and fails where blocks lap it (two blocks, as in the harness's lap
+// check at the largest check size).
+TEST(Ch11Negative, ParityOfLapZeroIsCaughtOnceTheRingWraps) {
+  SKIP_UNLESS_GPU(9, 0);
+  const std::uint64_t size = ch11::kCheckSizes.back();
+  tut::ScopedGridCap two_blocks(2);
+  EXPECT_FALSE(run_variant("v10_parity_lap0", size).ok());
+  EXPECT_TRUE(run_variant("v1_bulk_ptx_full", size).ok());  // the context is still usable
+}
+
+// Host only: the largest check size gives each of two blocks at least 3 laps of every ring.
+TEST(Ch11Laps, LargestCheckSizeLapsEveryRing) {
+  const std::uint64_t size = ch11::kCheckSizes.back();
+  const int blocks = 2;
+  EXPECT_GE(ch11::ring_laps(size, 16 * ch11::CPA_TILE_VECS, ch11::CPA_STAGES, blocks), 3u);  // v0
+  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 4, blocks), 3u);                               // v1-v4, v8-v10
+  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 8, blocks), 3u);                               // v5
+  EXPECT_GE(ch11::ring_laps(size, 16 * 2048, 4, blocks), 3u);                               // v6
+  EXPECT_GE(ch11::ring_laps(size, 16 * 256, 16, blocks), 3u);                               // v7
 }
 
 // Host only: the 16-byte rules are refused with a reason before anything is launched.

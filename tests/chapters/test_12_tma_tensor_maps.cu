@@ -6,6 +6,9 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "chapters/12_tma_tensor_maps/more_kernels.cuh"
+#include "chapters/12_tma_tensor_maps/host.cuh"
+#include "common/launch.cuh"
 #include "variant_test.cuh"
 
 namespace {
@@ -35,7 +38,26 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                          ::testing::Values("v0_cpasync_full", "v0_cpasync_low", "v1_tma_ptx_full",
                                            "v2_tma_sw128_full", "v2_tma_sw128_low",
                                            "v3_tma_store_full", "v4_tma_rowread_full",
-                                           "v5_tma_tall128_full", "v6_tma_tall256_full"));
+                                           "v5_tma_tall128_full", "v6_tma_tall256_full",
+                                           "v7_tma_wide4x32_full"));
+
+// Every ring variant, with the grid capped at two blocks at the largest check size: the
+// harness's lap check, here per variant (the rings wrap hundreds of times).
+TEST_P(Positive, MatchesReferenceWhenTheRingWraps) {
+  SKIP_UNLESS_GPU(9, 0);
+  tut::ScopedGridCap two_blocks(2);
+  const tut::VerifyResult r = run_variant(GetParam(), ch12::kCheckSizes.back());
+  EXPECT_TRUE(r.ok()) << r.summary() << "\n" << r.details();
+}
+
+// Host only: the largest check size gives each of two blocks at least 3 laps of every ring.
+TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
+  const std::uint64_t n = ch12::kCheckSizes.back();
+  EXPECT_GE(ch12::ring_laps(n, 32, 32, ch12::STAGES, 2), 3u);  // v0-v4, v9
+  EXPECT_GE(ch12::ring_laps(n, 128, 32, 4, 2), 3u);            // v5
+  EXPECT_GE(ch12::ring_laps(n, 256, 32, 3, 2), 3u);            // v6
+  EXPECT_GE(ch12::ring_laps(n, 32, 128, 4, 2), 3u);            // v7
+}
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {
   SKIP_UNLESS_GPU(9, 0);
@@ -55,7 +77,7 @@ TEST(Ch12OutOfBounds, BoxesOverTheEdgesAreZeroFilled) {
     const int x = xy[0], y = xy[1];
     p.poison(nullptr);
     CUDA_CHECK(cudaMemset(d_box.data(), 0xFF, d_box.bytes()));
-    ch12::launch_probe_v5(p.map_in, x, y, d_box.data(), p.d_error.data(), nullptr);
+    ch12::launch_probe_box(p.map_in, x, y, d_box.data(), p.d_error.data(), nullptr);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const std::vector<float> box = d_box.download(nullptr);
     for (int r = 0; r < ch12::TILE; ++r)

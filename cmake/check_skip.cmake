@@ -17,3 +17,18 @@ foreach(env_setting "CUDA_VISIBLE_DEVICES=" "TUTORIAL_PRETEND_CC=7.5" "TUTORIAL_
   string(REGEX MATCH "SKIP: [^\n]*" line "${out}")
   message("ok (${env_setting}): ${line}")
 endforeach()
+
+# A skipped run must not touch an earlier --json file (results are replaced only at the end of
+# a passing run, through a temporary file renamed over the old one).
+get_filename_component(exe_name ${EXE} NAME)
+set(earlier ${CMAKE_CURRENT_BINARY_DIR}/${exe_name}.earlier-results.json)
+file(WRITE ${earlier} "{\"earlier\": true}\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= ${EXE} --check-only
+                        --json=${earlier}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+file(READ ${earlier} after)
+file(REMOVE ${earlier})
+if(NOT rc EQUAL 77 OR NOT after STREQUAL "{\"earlier\": true}\n")
+  message(FATAL_ERROR "a skipped run with --json: exit ${rc} (want 77), file now:\n${after}")
+endif()
+message("ok: a skipped run leaves an earlier --json file as it was")

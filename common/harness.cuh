@@ -289,12 +289,10 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     std::fclose(f);
     std::remove(probe.c_str());
   }
-  FILE* json = nullptr;
-  if (!opt.json_path.empty()) {
-    json = std::fopen(opt.json_path.c_str(), "w");  // fail now, not after a long run
-    if (!json) {
-      std::fprintf(stderr, "%s: error: --json: cannot write '%s'\n", ch.id.c_str(),
-                   opt.json_path.c_str());
+  if (!opt.json_path.empty()) {  // fail now, not after a long run; the file itself is
+    std::string why;               // replaced only at the end, and only by a passing run
+    if (!json_path_writable(opt.json_path, why)) {
+      std::fprintf(stderr, "%s: error: --json: %s (see --help)\n", ch.id.c_str(), why.c_str());
       return kExitUsage;
     }
   }
@@ -315,7 +313,6 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     std::printf("SKIP: %s on %s (compute capability %d.%d): %s\n", ch.id.c_str(),
                 report.device.name.c_str(), report.device.cc_major, report.device.cc_minor,
                 why.c_str());
-    if (json) std::fclose(json);
     return kExitSkip;
   }
 
@@ -335,8 +332,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       std::fprintf(stderr, "%s: error: --size %llu needs %s of GPU memory; %s is free\n",
                    ch.id.c_str(), static_cast<unsigned long long>(main_size),
                    format_bytes(double(need)).c_str(), format_bytes(double(free_bytes)).c_str());
-      if (json) std::fclose(json);
-      return kExitUsage;
+        return kExitUsage;
     }
   }
   std::printf("%s\nseed %llu (rerun with --seed=%llu)\n", ch.id.c_str(),
@@ -371,7 +367,6 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
                 "(%s)\n",
                 ch.id.c_str(), rows.front().check_detail.c_str());
     CUDA_CHECK(cudaStreamDestroy(stream));
-    if (json) std::fclose(json);
     return kExitSkip;
   }
 
@@ -483,10 +478,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   }
   CUDA_CHECK(cudaStreamDestroy(stream));
   std::printf("RESULT: %s\n", all_passed ? "PASS" : "FAIL");
-  if (json) {
-    const std::string text = to_json(report);
-    std::fwrite(text.data(), 1, text.size(), json);
-    std::fclose(json);
+  if (!opt.json_path.empty()) {
+    if (all_passed)
+      all_passed = write_json_file(opt.json_path, to_json(report));
+    else
+      std::printf("not writing %s: a check failed (an earlier file there is left as it was)\n",
+                  opt.json_path.c_str());
   }
   return all_passed ? kExitPass : kExitFail;
 }

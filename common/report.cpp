@@ -1,7 +1,11 @@
 #include "report.hpp"
 
+#include <unistd.h>  // getpid
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <sstream>
@@ -74,16 +78,45 @@ std::string format_table(const Report& r) {
   return os.str();
 }
 
-bool write_sweep_json(const std::string& json_path, const std::string& text) {
-  if (json_path.empty()) return true;
-  const std::string path = json_path + ".sweep.json";
-  std::ofstream file(path);
-  file << text;
-  file.close();
-  if (!file) {
-    std::fprintf(stderr, "error: cannot write the sweep to %s\n", path.c_str());
+namespace {
+// A temporary name in the same directory as `path` (rename() is atomic only within one file
+// system), unique to this process.
+std::string temporary_beside(const std::string& path) {
+  return path + ".tmp" + std::to_string(static_cast<long long>(::getpid()));
+}
+}  // namespace
+
+bool json_path_writable(const std::string& path, std::string& error) {
+  const std::string tmp = temporary_beside(path);
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (!f) {
+    error = "cannot create a file beside '" + path + "': " + std::strerror(errno);
     return false;
   }
+  std::fclose(f);
+  std::remove(tmp.c_str());
+  return true;
+}
+
+bool write_json_file(const std::string& path, const std::string& text) {
+  const std::string tmp = temporary_beside(path);
+  std::ofstream file(tmp);
+  file << text;
+  file.close();
+  if (!file || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::fprintf(stderr, "error: cannot write %s: %s\n", path.c_str(), std::strerror(errno));
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+std::string sweep_json_path(const std::string& json_path) { return json_path + ".sweep.json"; }
+
+bool write_sweep_json(const std::string& json_path, const std::string& text) {
+  if (json_path.empty()) return true;
+  const std::string path = sweep_json_path(json_path);
+  if (!write_json_file(path, text)) return false;
   std::printf("sweep written to %s\n", path.c_str());
   return true;
 }

@@ -79,8 +79,23 @@ std::string check_label(const ResultRow& row);
 /// @brief Human-readable bytes: "512 B", "64.0 KiB", "1.00 GiB".
 std::string format_bytes(double bytes);
 
-/// @brief Write a sweep's JSON beside the chapter's --json file, as `<json_path>.sweep.json`,
-///        and say where. Does nothing when @p json_path is empty (no --json given).
+/// @brief The one JSON writer of the tutorial (tables and sweeps): write @p text to a temporary
+///        file in the directory of @p path, then rename it over @p path, so a run that stops
+///        half way never leaves a truncated file and never destroys the previous one.
+/// @return false, with a message on stderr, when the file cannot be written
+bool write_json_file(const std::string& path, const std::string& text);
+
+/// @brief Whether write_json_file(@p path, ...) can succeed: the directory exists and a file
+///        can be created in it. Checked before any GPU work (--json is a usage error then).
+/// @param error set to a one-line reason when not
+bool json_path_writable(const std::string& path, std::string& error);
+
+/// @brief Where a chapter's sweep JSON goes for the chapter's --json @p json_path:
+///        `<json_path>.sweep.json` (plot scripts and the results import look for it there).
+std::string sweep_json_path(const std::string& json_path);
+
+/// @brief Write a sweep's JSON to sweep_json_path(@p json_path) with write_json_file(), and
+///        say where. Does nothing when @p json_path is empty (no --json given).
 /// @return false, with a message on stderr, when the file cannot be written
 bool write_sweep_json(const std::string& json_path, const std::string& text);
 

@@ -120,7 +120,7 @@ done
 if want tour; then
   if [ "$BUILD" = build ] ||
      { cmake --preset tour > "$LOGS/tour-configure.log" 2>&1 &&
-       cmake --build --preset tour --target all -j 16 > "$LOGS/tour-build.log" 2>&1; }; then
+       cmake --build --preset tour --target chapters -j 16 > "$LOGS/tour-build.log" 2>&1; }; then
     timeout $(( $(left) - 20 )) cmake --workflow --preset tour > "$LOGS/tour.log" 2>&1
     note "tour (cmake --workflow --preset tour): exit $?"
     sed -n '/tour summary/,$p' "$LOGS/tour.log"

@@ -148,3 +148,32 @@ TEST(Report, SweepJsonToAMissingDirectoryFails) {
 }
 
 }  // namespace
+
+TEST(Report, JsonFileReplacesAtomicallyAndLeavesNoTemporary) {
+  const std::string dir = ::testing::TempDir();
+  const std::string path = dir + "atomic_test.json";
+  ASSERT_TRUE(tut::write_json_file(path, "{\"run\": 1}\n"));
+  ASSERT_TRUE(tut::write_json_file(path, "{\"run\": 2}\n"));
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), "{\"run\": 2}\n");
+  std::string why;
+  EXPECT_TRUE(tut::json_path_writable(path, why)) << why;
+  std::ifstream again(path);
+  std::stringstream still;
+  still << again.rdbuf();
+  EXPECT_EQ(still.str(), "{\"run\": 2}\n") << "the check must not touch the file";
+  std::remove(path.c_str());
+}
+
+TEST(Report, JsonPathInAMissingDirectoryIsReported) {
+  std::string why;
+  EXPECT_FALSE(tut::json_path_writable("/nonexistent-dir-for-this-test/x.json", why));
+  EXPECT_NE(why.find("cannot create"), std::string::npos) << why;
+  EXPECT_FALSE(tut::write_json_file("/nonexistent-dir-for-this-test/x.json", "{}"));
+}
+
+TEST(Report, SweepJsonPathIsBesideTheJsonFile) {
+  EXPECT_EQ(tut::sweep_json_path("out/ch04.json"), "out/ch04.json.sweep.json");
+}

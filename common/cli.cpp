@@ -140,7 +140,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
 
     const bool known = name == "variant" || name == "size" || name == "warmup" ||
                        name == "repeats" || name == "seed" || name == "json" ||
-                       o.extras.count(name) != 0;
+                       name == "timeline" || o.extras.count(name) != 0;
     if (!known) return fail("unknown option '--" + name + "'");
     if (!has_value) {
       if (i + 1 >= args.size()) return fail("--" + name + " needs a value");
@@ -167,6 +167,9 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
     } else if (name == "json") {
       if (value.empty()) return fail("--json needs a file path");
       o.json_path = value;
+    } else if (name == "timeline") {
+      if (value.empty()) return fail("--timeline: needs a file path");
+      o.timeline_path = value;
     } else {
       for (const ExtraOption& e : extras) {
         if (e.name != name) continue;
@@ -195,6 +198,9 @@ std::string usage_text(const std::string& program, const std::string& title,
      << "  --check-only          verify at small and awkward sizes; no timing\n"
      << "  --list                list the variants and exit\n"
      << "  --json=<path>         also write the result rows as JSON\n"
+     << "  --timeline=<path>     also trace a few blocks of the lesson's kernels on a small problem\n"
+     << "                        and write the in-kernel timeline (Chrome trace JSON, opens in\n"
+     << "                        Perfetto); only chapters that have one\n"
      << "  --help                this text\n";
   for (const ExtraOption& e : extras)
     os << "  --" << e.name << "=<n>  " << e.help << " (default " << e.default_value << ", range "

@@ -1,12 +1,17 @@
 // GPU tests for chapter 15: every GEMM step (and cuBLAS) at shapes that are not multiples of
 // any tile, non-square, against the CPU fp64 reference; at a large square size against
-// cuBLAS; the negative variant must fail. Host-only checks of the reference and tolerance.
+// cuBLAS; the negative variant must fail. Host-only checks of the reference, the ring laps at
+// the check sizes, and the tolerance (including a CPU simulation of TF32 against it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <tuple>
 
 #include "gpu_test.cuh"
-#include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -105,6 +110,58 @@ TEST(Ch15Reference, PitchAndTolerance) {
   EXPECT_EQ(ch15::pitch_of(17), 20);
   EXPECT_GT(ch15::abs_tolerance(4096), 1e-3);
   EXPECT_LT(ch15::abs_tolerance(4096), 1e-2);
+}
+
+TEST(Ch15Laps, LargestCheckSizeWrapsEveryRingThreeTimes) {
+  // The rings of v4 and v5 run over K inside each block: laps = k tiles / ring depth.
+  const auto sizes = ch15::check_sizes();
+  const std::uint64_t k = *std::max_element(sizes.begin(), sizes.end());
+  const std::uint64_t k_tiles = (k + ch15::BK - 1) / ch15::BK;
+  EXPECT_GE(k_tiles, 3u * ch15::STAGES) << "laps of the 4-slot ring at K = " << k;
+}
+
+/// fp32 -> TF32 as the tensor cores see it: 10 explicit mantissa bits, round to nearest even.
+float to_tf32(float x) {
+  std::uint32_t b;
+  std::memcpy(&b, &x, 4);
+  b = (b + 0xFFFu + ((b >> 13) & 1u)) & ~0x1FFFu;
+  std::memcpy(&x, &b, 4);
+  return x;
+}
+
+/// Fraction of the elements of an M x N product (the chapter's inputs, depth K) whose TF32
+/// result is further from the exact one than the chapter's tolerance allows.
+double tf32_fraction_over_tolerance(int M, int N, int K) {
+  const auto a = ch15::Problem::padded_fill(M, K, ch15::pitch_of(K), 11);
+  const auto b = ch15::Problem::padded_fill(K, N, ch15::pitch_of(N), 12);
+  const int lda = ch15::pitch_of(K), ldb = ch15::pitch_of(N);
+  int over = 0;
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double exact = 0.0, tf32 = 0.0;
+      for (int k = 0; k < K; ++k) {
+        const float av = a[static_cast<std::size_t>(i) * lda + k];
+        const float bv = b[static_cast<std::size_t>(k) * ldb + j];
+        exact += static_cast<double>(av) * bv;
+        tf32 += static_cast<double>(to_tf32(av)) * to_tf32(bv);  // the products are exact
+      }
+      over += std::fabs(tf32 - exact) > ch15::abs_tolerance(K) ? 1 : 0;
+    }
+  return static_cast<double>(over) / (static_cast<double>(M) * N);
+}
+
+TEST(Ch15Tolerance, Tf32IsCaughtMostEasilyAtSmallK) {
+  // The tolerance grows like K, the TF32 rounding error like sqrt(K): the fraction of elements
+  // the check flags falls as K grows. Host only (CPU simulation, fp64 accumulation).
+  const double k17 = tf32_fraction_over_tolerance(48, 48, 17);
+  const double k4096 = tf32_fraction_over_tolerance(32, 32, 4096);
+  const double k16384 = tf32_fraction_over_tolerance(32, 32, 16384);
+  std::printf("TF32 elements over the tolerance: K=17 %.0f%%, K=4096 %.0f%%, K=16384 %.0f%%\n",
+              100 * k17, 100 * k4096, 100 * k16384);
+  EXPECT_GT(k17, 0.85);
+  EXPECT_GT(k17, k4096);
+  EXPECT_GT(k4096, k16384);
+  EXPECT_GT(k16384, 0.02) << "at the largest --size TF32 must still be caught";
 }
 
 }  // namespace

@@ -1,26 +1,19 @@
 // Chapter 07: producer/consumer roles - a block-scope cuda::pipeline between warps
 //
-// What it adds over chapter 04: in chapters 04-06 every thread copies AND computes; each
-// thread waits for its own copies (thread-scope pipeline, commit groups) and a __syncthreads
-// makes everybody's copies visible. Here the block is split: producer warps only copy,
-// consumer warps only compute, and they hand tiles over through a block-scope cuda::pipeline
+// In chapters 04-06 every thread copies AND computes: each thread waits for its own copies
+// (thread-scope pipeline, commit groups) and a __syncthreads makes everybody's copies visible.
+// Here the block is split: producer warps only copy, consumer warps only compute, and they
+// hand tiles over through a block-scope cuda::pipeline
 // (cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES>, cuda::make_pipeline(block,
 // &state, role)). Each stage has two mbarriers in shared memory: "produced" (the producers
 // arrived and their copies landed) and "consumed" (the consumers finished reading the slot).
 // No __syncthreads in the loop: producers run up to STAGES tiles ahead of the consumers.
 //
 // Workload: a 1D box stencil of radius 7, out[i] = sum of in[i-7 .. i+7] (floats; elements
-// outside the array count as 0), in 1024-output tiles. A stage holds [8 | 1024 | 8] floats:
+// outside the array count as 0), in 1024-output tiles. A slot holds [8 | 1024 | 8] floats:
 // the tile plus an 8-float (two 16-byte vectors) halo on each side, 260 vectors of 16 B.
 // The inputs are exact 2^-10 multiples, so the 15-term sums are exact and the check is exact.
-//
-// The sweep: at 256 threads per block, 1 producer warp : 7 consumer warps up to 6 : 2,
-// against the unified pipeline (chapter 04's scheme) in the same run. The negative variant
-// is the thread-scope hand-over of the seed notes (001), which cannot work; v1 is its fix.
-//
-// Minimum compute capability: 8.0 (cp.async, mbarrier). Run:
-//   build/bin/ch07_producer_consumer [--blocks-per-sm=N] [--size=1G] [--list]
-// Output: the harness table (median/min ms, GB/s, % of the memcpy ceiling, vs v0, check).
+// Minimum compute capability: 8.0 (cp.async, mbarrier).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -30,11 +23,9 @@
 #include <cuda/pipeline>
 
 #include <cstdint>
-#include <string>
-#include <vector>
 
-#include "common/device_buffer.cuh"
-#include "common/harness.cuh"
+#include "common/launch.cuh"
+#include "common/ring.cuh"
 
 namespace ch07 {
 
@@ -53,12 +44,13 @@ __host__ __device__ inline int tile_count(std::size_t n, std::size_t base) {
   const std::size_t left = n - base;
   return static_cast<int>(left < TILE ? left : TILE);
 }
-__device__ inline std::size_t tiles_for_block(std::size_t n) {  // persistent grid-stride walk
-  const std::size_t num_tiles = (n + TILE - 1) / TILE;
-  return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+// The persistent grid-stride walk (common/ring.cuh): this block's tiles, and the first
+// element of its k-th tile.
+__device__ inline std::size_t tiles_for_block(std::size_t n) {
+  return tut::tiles_of_this_block((n + TILE - 1) / TILE);
 }
 __device__ inline std::size_t tile_base(std::size_t k) {
-  return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE);
+  return tut::block_tile(k) * static_cast<std::size_t>(TILE);
 }
 
 // Vector v of a slot holds floats [base - HALO + 4v, +4). n is a multiple of 4 and base of
@@ -89,10 +81,14 @@ __device__ inline void stencil_slot(const float* s_slot, float* __restrict__ d_o
 }
 
 // ---------------------------------------------------------------------------------------------
-// v0: unified pipeline (chapter 04's scheme): every thread copies and computes
+// v0: unified pipeline: every thread copies and computes
 // ---------------------------------------------------------------------------------------------
 // cuda::pipeline<thread_scope_thread>: each thread's commit groups track only its own copies,
 // so after the wait a __syncthreads makes all 256 threads' copies (and zero stores) visible.
+// With a ring of STAGES slots this loop waits FIRST: the prologue issues STAGES-1 tiles, and
+// each step waits for tile k, then refills the slot tile k-1 used (free after the barrier)
+// with tile k+STAGES-1. So STAGES-1 tiles are in flight while tile k is computed (3 for the
+// 4-slot ring); v1's producers, by contrast, can have all STAGES slots in flight.
 template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stencil_v0_unified_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
@@ -109,7 +105,7 @@ __global__ void __launch_bounds__(THREADS)
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue: STAGES-1 tiles in flight
   for (std::size_t k = 0; k < my_tiles; ++k) {
     cuda::pipeline_consumer_wait_prior<STAGES - 2>(pipe);  // my part of tile k landed
-    __syncthreads();  // everyone's part landed; slot (k-1) % STAGES no longer read
+    __syncthreads();  // everyone's part landed; slot (k-1) % STAGES is no longer read
     issue(k + STAGES - 1);
     stencil_slot(s_slots[k % STAGES], d_out, tile_base(k), tile_count(n, tile_base(k)), t, THREADS);
     pipe.consumer_release();
@@ -155,13 +151,16 @@ __global__ void __launch_bounds__(THREADS)
   if (is_producer) {
     for (std::size_t k = 0; k < my_tiles; ++k) {
       pipe.producer_acquire();  // slot k % STAGES is free
+      // EXERCISE-BEGIN: copy tile k into the slot just acquired, the 260 vectors shared among the producer threads only
       produce_slot(s_slots[k % STAGES], d_in, n, tile_base(k), t, PRODUCERS, pipe);
-      pipe.producer_commit();
+      // EXERCISE-STUB: (void)PRODUCERS;
+      // EXERCISE-END
+      pipe.producer_commit();  // "produced" completes when these copies land
     }
   } else {
     for (std::size_t k = 0; k < my_tiles; ++k) {
       pipe.consumer_wait();  // slot k % STAGES holds tile k, all of it
-      // EXERCISE-BEGIN: stencil_slot for tile k: consumers renumbered from 0, stride CONSUMERS
+      // EXERCISE-BEGIN: compute tile k's outputs from the slot; only the consumer threads work here, so number them from 0 and let them cover all outputs between them
       stencil_slot(s_slots[k % STAGES], d_out, tile_base(k), tile_count(n, tile_base(k)),
                    t - PRODUCERS, CONSUMERS);
       // EXERCISE-STUB: (void)CONSUMERS;
@@ -172,9 +171,10 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): the hand-over through a THREAD-scope pipeline (seed note 001's example)
+// v9 (negative): the hand-over through a THREAD-scope pipeline
 // ---------------------------------------------------------------------------------------------
-// The producers copy with __pipeline_memcpy_async + __pipeline_commit; the consumers call
+// A common producer/consumer example uses the __pipeline_* primitives: the producers copy with
+// __pipeline_memcpy_async + __pipeline_commit, and the consumers call
 // __pipeline_wait_prior(0). But commit groups belong to the thread that commits them:
 // cp.async.wait_group in a consumer waits for the CONSUMER's groups - it has none - and
 // returns at once. Nothing orders the consumer's reads after the producer's copies.
@@ -217,7 +217,8 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit).
+// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit). Every
+// kernel walks its tiles grid-stride, so it is correct for any grid the launcher picks.
 // ---------------------------------------------------------------------------------------------
 using Launch = void (*)(const float*, float*, std::size_t, int, int, cudaStream_t);
 
@@ -240,80 +241,6 @@ void launch_stencil_v1(const float* d_in, float* d_out, std::size_t n, int sms, 
 inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                               cudaStream_t s) {
   launch_persistent(stencil_v9_thread_scope_kernel<64>, d_in, d_out, n, sms, bps, s);
-}
-
-// ---------------------------------------------------------------------------------------------
-// CPU reference
-// ---------------------------------------------------------------------------------------------
-inline std::vector<float> reference_stencil(const std::vector<float>& in) {
-  const std::size_t n = in.size();
-  std::vector<float> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    float sum = 0.0f;  // 15 terms on a 2^-10 grid below 512 in magnitude: exact in fp32
-    for (int k = -RADIUS; k <= RADIUS; ++k) {
-      const long long j = static_cast<long long>(i) + k;
-      sum += j >= 0 && j < static_cast<long long>(n) ? in[static_cast<std::size_t>(j)] : 0.0f;
-    }
-    out[i] = sum;
-  }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes (floats).
-// ---------------------------------------------------------------------------------------------
-struct Problem {
-  explicit Problem(const tut::RunConfig& cfg) : cfg(cfg), n(cfg.size / 4), d_in(n), d_out(n) {
-    h_in.resize(n);
-    tut::fill_unique_exact_floats(h_in.data(), n, cfg.seed);
-    d_in.upload(h_in);
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
-  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const std::vector<float> got = d_out.download(s);
-    if (want.empty()) want = reference_stencil(h_in);
-    return tut::compare_exact_floats(got.data(), want.data(), n);
-  }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-  int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
-
-  tut::RunConfig cfg;
-  std::size_t n;
-  tut::DeviceBuffer<float> d_in, d_out;
-  std::vector<float> h_in, want;
-};
-
-// ---------------------------------------------------------------------------------------------
-// The variant registry: the ratio sweep at 256 threads per block, --blocks-per-sm per SM.
-// ---------------------------------------------------------------------------------------------
-inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&](const char* key, const char* name, const char* description, Launch launch) {
-    v.push_back(V{key, name, description, [launch](Problem& p, cudaStream_t s) {
-                    launch(p.d_in.data(), p.d_out.data(), p.n, p.sms(), p.blocks_per_sm(), s);
-                  }});
-  };
-  add("v0_unified_s4", "v0 unified 8 warps, 4-stage",
-      "chapter 04: thread-scope cuda::pipeline, every thread copies and computes",
-      launch_stencil_v0<4>);
-  add("v0_unified_s8", "v0 unified 8 warps, 8-stage", "the same, 8 stages", launch_stencil_v0<8>);
-  add("v1_split_p1c7_s4", "v1 split 1P:7C, 4-stage",
-      "block-scope cuda::pipeline: 1 producer warp, 7 consumer warps", launch_stencil_v1<4, 32>);
-  add("v1_split_p2c6_s4", "v1 split 2P:6C, 4-stage", "2 producer warps, 6 consumer warps",
-      launch_stencil_v1<4, 64>);
-  add("v1_split_p4c4_s4", "v1 split 4P:4C, 4-stage", "4 producer warps, 4 consumer warps",
-      launch_stencil_v1<4, 128>);
-  add("v1_split_p6c2_s4", "v1 split 6P:2C, 4-stage", "6 producer warps, 2 consumer warps",
-      launch_stencil_v1<4, 192>);
-  add("v1_split_p2c6_s8", "v1 split 2P:6C, 8-stage", "2 producer warps, 6 consumer warps, 8 stages",
-      launch_stencil_v1<8, 64>);
-  add("v9_thread_scope", "v9 BROKEN: thread-scope hand-over",
-      "negative: consumers wait on their own (empty) commit groups; must FAIL", launch_stencil_v9);
-  v.back().negative = true;
-  return v;
 }
 
 }  // namespace ch07

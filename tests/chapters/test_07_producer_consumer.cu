@@ -1,13 +1,14 @@
 // GPU tests for chapter 07: the unified and the producer/consumer stencil kernels at edge
 // sizes and several occupancies against the CPU reference; the thread-scope hand-over
-// (negative) must fail, and fail on its first tile.
+// (negative) must fail, and fail on its first tile; the largest check size gives the lap check
+// 3+ laps of the deepest ring.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -54,6 +55,15 @@ TEST(Ch07Negative, ThreadScopeHandOverIsCaught) {
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_EQ(r.mismatches, 1024u) << "every output of the only tile";
   }
+}
+
+TEST(Ch07Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
+  // Host arithmetic: the harness's lap check runs the largest check size on kLapCheckBlocks (2) blocks; each
+  // must refill every slot of the deepest ring at least 3 times.
+  std::uint64_t largest = 0;
+  for (std::uint64_t s : ch07::kCheckSizes) largest = s > largest ? s : largest;
+  const std::uint64_t tiles = (largest / 4 + ch07::TILE - 1) / ch07::TILE;
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch07::kDeepestRing), 3u);
 }
 
 TEST(Ch07Reference, StencilOnAKnownInput) {

@@ -46,12 +46,12 @@ TEST(Ch09Negative, RoundedDownSourceIsCaught) {
 }
 
 TEST(Ch09Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
-  // Host arithmetic: the harness's lap check runs the largest check size on 2 blocks. Each
+  // Host arithmetic: the harness's lap check runs the largest check size on kLapCheckBlocks (2) blocks. Each
   // must refill every slot of the 4-slot ring at least 3 times (and v10's one slot as often).
   std::uint64_t largest = 0;
   for (std::uint64_t s : ch09::kCheckSizes) largest = s > largest ? s : largest;
-  const std::uint64_t tiles_per_block = largest / ch09::TILE_BYTES / 2;
-  EXPECT_GE(tiles_per_block, 3u * ch09::STAGES);
+  const std::uint64_t tiles = (largest + ch09::TILE_BYTES - 1) / ch09::TILE_BYTES;
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch09::STAGES), 3u);
 }
 
 TEST(Ch09Alignment, WidestLegalCopyPerOffset) {

@@ -50,13 +50,13 @@ TEST(Ch10Negative, StagingThroughTheCopyConstructorIsCaught) {
 }
 
 TEST(Ch10Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
-  // Host arithmetic: the harness's lap check runs the largest check size on 2 blocks; each
+  // Host arithmetic: the harness's lap check runs the largest check size on kLapCheckBlocks (2) blocks; each
   // must refill every slot of the 4-slot ring at least 3 times.
   std::uint64_t largest = 0;
   for (std::uint64_t s : ch10::kCheckSizes) largest = s > largest ? s : largest;
   const std::uint64_t particles = largest / sizeof(ch10::Particle);
   const std::uint64_t tiles = (particles + ch10::TILE_PARTICLES - 1) / ch10::TILE_PARTICLES;
-  EXPECT_GE(tiles / 2, 3u * ch10::STAGES);
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch10::STAGES), 3u);
 }
 
 TEST(Ch10Types, TriviallyCopyable) {

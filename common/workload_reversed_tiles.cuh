@@ -1,13 +1,14 @@
-// The tile-reversal workload of chapters 05-06: tile indexing, the consumer, the CPU
-// reference, the Problem and the check sizes.
-//
-// Chapter 05 introduces the workload (its kernels.cuh header and README, "The workload"):
-// 4 KiB tiles of 1024 32-bit words, the last tile possibly ragged; each tile zero-padded to
-// whole 16-byte vectors, reversed word by word, and its first `count` words written. Chapter 06
-// streams the same workload through raw PTX. Both chapters' kernels, copy code and launchers
-// stay in their own kernels.cuh; what is here is everything that does not depend on how the
-// bytes are copied. Each chapter's namespace pulls it in with `using namespace reversed_tiles;`,
-// so ch05::Problem, ch06::TILE_WORDS, ... name these.
+/// @file workload_reversed_tiles.cuh
+/// @brief The tile-reversal workload of chapters 05 and 06: tile geometry, the consumer every
+///        kernel shares, the CPU reference, the Problem the harness drives, and the sizes.
+///
+/// 4 KiB tiles of 1024 32-bit words; the last tile may be ragged (any number of words). Each
+/// tile is zero-padded to whole 16-byte vectors, reversed word by word, and its first `count`
+/// words are written: out[j] = pad[P-1-j]. For a ragged tile the first 1-3 output words are
+/// therefore zeros that the copy itself must write (cp.async's zero-fill), so the check sees
+/// whether the zero-fill happened. Chapter 05 streams it with the __pipeline_* primitives,
+/// chapter 06 with raw PTX; each keeps its kernels in its own kernels.cuh, and this header holds
+/// what does not depend on how the bytes are copied.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,29 +17,32 @@
 #include <string>
 #include <vector>
 
-#include "common/device_buffer.cuh"
-#include "common/harness.cuh"
+#include "device_buffer.cuh"
+#include "harness.cuh"
 
-namespace reversed_tiles {
+namespace tut::reversed_tiles {
 
 // ---------------------------------------------------------------------------------------------
 // Constants and tile geometry
 // ---------------------------------------------------------------------------------------------
-constexpr int THREADS = 256;      // threads per block, every kernel of chapters 05 and 06
-constexpr int TILE_WORDS = 1024;  // [1024] uint32 = 4 KiB per tile
-constexpr int VEC_WORDS = 4;      // one 16-byte vector = 4 words
+inline constexpr int THREADS = 256;      ///< threads per block, every kernel of chapters 05 and 06
+inline constexpr int TILE_WORDS = 1024;  ///< [1024] uint32 = 4 KiB per tile
+inline constexpr int VEC_WORDS = 4;      ///< one 16-byte vector = 4 words
+/// The deepest ring (slots) of any kernel on this workload; the largest check size is chosen so
+/// that two blocks each walk at least 3 laps of it (the harness's lap check).
+inline constexpr int MAX_STAGES = 8;
 static_assert(THREADS * VEC_WORDS == TILE_WORDS, "the consumer: one 16-byte vector per thread");
 
-// Words in the tile that starts at word `base`: TILE_WORDS, or fewer for the last tile.
+/// Words in the tile that starts at word `base`: TILE_WORDS, or fewer for the last tile.
 __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base) {
   const std::size_t left = n_words - base;
   return static_cast<int>(left < TILE_WORDS ? left : TILE_WORDS);
 }
-// The count rounded up to whole 16-byte vectors: the padded tile that is reversed.
+/// The count rounded up to whole 16-byte vectors: the padded tile that is reversed.
 __host__ __device__ inline int padded_count(int count) {
   return (count + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
 }
-// Tiles this block handles in the persistent grid-stride walk (tile = blockIdx.x + k*gridDim.x).
+/// Tiles this block handles in the persistent grid-stride walk (tile = blockIdx.x + k*gridDim.x).
 __device__ inline std::size_t tiles_for_block(std::size_t n_words) {
   const std::size_t num_tiles = (n_words + TILE_WORDS - 1) / TILE_WORDS;
   return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
@@ -50,10 +54,10 @@ __device__ inline std::size_t tile_base(std::size_t k) {
 // ---------------------------------------------------------------------------------------------
 // The consumer, identical in every variant of both chapters
 // ---------------------------------------------------------------------------------------------
-// Thread t writes output words 4t..4t+3 of the tile with one 16-byte store, read as one 16-byte
-// vector from the mirrored end of the padded tile - a vector that another warp copied in. That
-// cross-warp read is why every kernel needs a block-wide guarantee (a barrier) that all copies
-// of the tile landed.
+/// Thread t writes output words 4t..4t+3 of the tile with one 16-byte store, read as one 16-byte
+/// vector from the mirrored end of the padded tile - a vector that another warp copied in. That
+/// cross-warp read is why every kernel needs a block-wide guarantee (a barrier) that all copies
+/// of the tile landed.
 __device__ inline void consume_reverse(const std::uint32_t* s_slot,
                                        std::uint32_t* __restrict__ d_out, std::size_t base,
                                        int count) {
@@ -93,13 +97,13 @@ inline std::vector<std::uint32_t> reference_reverse_padded(const std::vector<std
 // ---------------------------------------------------------------------------------------------
 // The problem: one input and one output buffer of `size` bytes (32-bit words).
 // ---------------------------------------------------------------------------------------------
-// The input is allocated padded to a whole 16-byte vector and the padding holds PAD_WORD (not
-// zero, so a copy that reads past the end instead of zero-filling still fails the check). The
-// kernels never need those words: the ragged vector's copy reads only its valid bytes
-// (src-size). The padding is there for compute-sanitizer memcheck, which reports the zero-fill
-// LDGSTS of __pipeline_memcpy_async as a full 16-byte read (see chapter 05's README, "memcheck
-// and the ragged vector").
-constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
+/// The input is allocated padded to a whole 16-byte vector and the padding holds PAD_WORD (not
+/// zero, so a copy that reads past the end instead of zero-filling still fails the check). The
+/// kernels never need those words: the ragged vector's copy reads only its valid bytes
+/// (src-size). The padding is there for compute-sanitizer memcheck, which reports the zero-fill
+/// LDGSTS of __pipeline_memcpy_async as a full 16-byte read (chapter 05's README, "memcheck
+/// and the ragged vector", shows the SASS).
+inline constexpr std::uint32_t PAD_WORD = 0xBADF111Du;
 inline std::size_t padded_words(std::size_t n_words) {
   return (n_words + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
 }
@@ -142,17 +146,28 @@ struct Problem {
 // ---------------------------------------------------------------------------------------------
 // The sizes (each chapter's main.cu): --size in bytes, and the check sizes
 // ---------------------------------------------------------------------------------------------
+/// @brief The check sizes in bytes: one word; 3 words (ragged, 3 of 4 in the vector); a tile
+///        less one word; tiles plus a 2-word tail; tiles plus a 1-word tail; 1 MiB plus 7 words;
+///        and 8 MiB for the rings. 8 MiB is 2048 tiles: in the harness's lap check (two blocks)
+///        each block walks 1024 tiles, 128 laps of the deepest ring (MAX_STAGES = 8 slots), far
+///        more than the 3 laps (2 x 3 x 8 = 48 tiles in all) asked for; at one block per SM on
+///        132 SMs each block still walks 15-16 tiles, so the 8-slot rings wrap there too.
+inline const std::vector<std::uint64_t>& check_sizes() {
+  static const std::vector<std::uint64_t> sizes = {
+      4, 12, 4096 - 4, 3 * 4096 + 8, 5 * 4096 + 4, (1u << 20) + 4 * 7, 8u << 20};
+  return sizes;
+}
+
+/// @brief Sets --size (bytes, a multiple of 4, default 1 GiB), the check sizes and the device
+///        memory a run needs, for a chapter on this workload.
 template <class P>
 void set_sizes(tut::Chapter<P>& ch) {
   ch.size_help = "bytes per buffer, a multiple of 4 (default 1G)";
   ch.size_multiple = 4;
   ch.max_size = 16ull << 30;
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
-  // One word; 3 words (ragged, 3 of 4 in the vector); a tile less one word; tiles plus a
-  // 2-word tail; tiles plus a 1-word tail; 1 MiB plus 7 words; 8 MiB (15+ tiles per block,
-  // so every ring slot is reused many times).
-  ch.check_sizes = {4, 12, 4096 - 4, 3 * 4096 + 8, 5 * 4096 + 4, (1u << 20) + 4 * 7, 8u << 20};
+  ch.check_sizes = check_sizes();
   ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
 }
 
-}  // namespace reversed_tiles
+}  // namespace tut::reversed_tiles

@@ -1,57 +1,54 @@
 // Chapter 05: the __pipeline_* primitives (<cuda_pipeline.h>) and completion on an mbarrier
 //
-// What it adds over chapter 04: the same multi-stage prefetch loop, written with the C-style
-// primitives that sit one level below cuda::pipeline. Each primitive is one PTX instruction:
+// What it adds over chapter 04: the multi-stage prefetch, written with the C-style primitives
+// that sit one level below cuda::pipeline. Each primitive is one PTX instruction:
 //   __pipeline_memcpy_async(dst, src, 16|8|4, zfill)  cp.async.{cg|ca}.shared.global (LDGSTS)
 //   __pipeline_commit()                               cp.async.commit_group        (LDGDEPBAR)
 //   __pipeline_wait_prior(N)                          cp.async.wait_group N        (DEPBAR.LE)
 //   __pipeline_arrive_on(&mbar)                       cp.async.mbarrier.arrive     (ARRIVES)
 // with double and triple buffering, 4/8/16-byte element copies, the zero-fill argument for the
-// ragged tail of the array, and a variant that completes on an mbarrier
-// (<cuda_awbarrier_primitives.h>: __mbarrier_init / __mbarrier_arrive /
-// __mbarrier_test_wait_parity) instead of on commit groups.
+// ragged tail of the array, and completion on an mbarrier (<cuda_awbarrier_primitives.h>)
+// instead of on commit groups - once with a per-slot token, once with the phase parity.
 //
-// Workload (every variant): 4 KiB tiles of 1024 32-bit words. The last tile of the array may
-// be ragged (any number of words). A tile is zero-padded to a whole number of 16-byte vectors
-// and reversed word by word, and the first `count` words are written: out[j] = pad[P-1-j].
-// The zeros therefore appear in the output of a ragged tile, so the check sees whether the
-// copy's zero-fill really happened.
+// The loop differs from chapter 04's: it waits FIRST, then refills, so one __syncthreads per
+// tile both publishes tile k and frees the slot the refill reuses. The price is one tile of
+// depth: a ring of STAGES slots has STAGES-1 tiles in flight at each wait (wait_prior STAGES-2),
+// where chapter 04's ring of STAGES slots has STAGES (wait_prior STAGES-1). Depths are therefore
+// compared in tiles in flight, not in slots.
 //
-// Minimum compute capability: 8.0 (cp.async). Run:
-//   build/bin/ch05_pipeline_primitives [--blocks-per-sm=N] [--size=1G] [--list]
-// Output: the harness table (median/min ms, GB/s, % of the memcpy ceiling, vs v0, check).
+// Workload (every variant, common/workload_reversed_tiles.cuh): 4 KiB tiles of 1024 words, the
+// last one possibly ragged, each zero-padded to whole 16-byte vectors and reversed word by word.
+//
+// This file holds the device code and launchers in reading order; the variant registry is in
+// host.cuh. Minimum compute capability: 8.0 (cp.async).
 #pragma once
+#define CH05_KERNELS_INCLUDED  // host.cuh checks it (it must not include us)
 
 #include <cuda_awbarrier_primitives.h>
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cuda/pipeline>
+#include <cuda/ptx>
 
-#include <algorithm>
 #include <cstdint>
-#include <string>
-#include <vector>
 
-#include "chapters/05_pipeline_primitives/reversed_tiles.cuh"  // from the root: exercise/ too
-#include "common/device_buffer.cuh"
-#include "common/harness.cuh"
+#include "common/launch.cuh"
+#include "common/workload_reversed_tiles.cuh"
 
 namespace ch05 {
 
-// ---------------------------------------------------------------------------------------------
-// The workload, shared with chapter 06: reversed_tiles.cuh
-// ---------------------------------------------------------------------------------------------
-// THREADS (256), TILE_WORDS (1024), VEC_WORDS (4); the tile indexing (tile_count, padded_count,
-// tiles_for_block, tile_base); the consumer consume_reverse, the same in every variant, which
-// reads vectors that other warps copied: hence a block-wide barrier in every kernel below;
-// reference_reverse_padded; Problem.
-using namespace reversed_tiles;
+// The workload, shared with chapter 06: THREADS (256), TILE_WORDS (1024), VEC_WORDS (4); the
+// tile indexing (tile_count, padded_count, tiles_for_block, tile_base); the consumer
+// consume_reverse, the same in every variant, which reads vectors that other warps copied:
+// hence a block-wide barrier in every kernel below.
+using namespace tut::reversed_tiles;
 
 // ---------------------------------------------------------------------------------------------
-// v0: chapter 04's multi-stage prefetch - cuda::pipeline<thread_scope_thread>, 16-byte copies
+// v0: chapter 04's API (cuda::pipeline<thread_scope_thread>, 16-byte copies) in this loop
 // ---------------------------------------------------------------------------------------------
-// The ragged vector at the end of the array cannot use the 16-byte form (it would read past
+// The same wait-first loop as v1, so v0 and v1 differ only in how the copy is written: STAGES
+// slots, STAGES-1 tiles in flight at each wait. The ragged vector at the end of the array cannot use the 16-byte form (it would read past
 // the end), and cuda::memcpy_async has no zero-fill operand: the thread copies the valid words
 // one by one (4-byte cp.async) and stores zeros into the rest of the vector itself.
 template <int STAGES>
@@ -88,7 +85,8 @@ __global__ void __launch_bounds__(THREADS)
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (std::size_t k = 0; k < my_tiles; ++k) {
     // steady state. Committed groups: STAGES-1+k. Leaving STAGES-2 pending means groups
-    // 0..k are complete: this thread's part of tile k is in slot k % STAGES.
+    // 0..k are complete: this thread's part of tile k is in slot k % STAGES; tiles k .. k+STAGES-2
+    // (STAGES-1 of them) were in flight when the wait began.
     cuda::pipeline_consumer_wait_prior<STAGES - 2>(pipe);
     // Every thread's part of tile k has landed, and every thread has finished reading slot
     // (k-1) % STAGES in the previous iteration, so that slot may be refilled.
@@ -147,7 +145,7 @@ __global__ void __launch_bounds__(THREADS)
     __pipeline_commit();  // cp.async.commit_group: closes this thread's group for tile k
   };
 
-  // prologue: STAGES-1 tiles in flight (double buffering: 1, triple buffering: 2)
+  // prologue: STAGES-1 tiles in flight (2 slots, "double buffering": 1; 3 slots: 2)
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (std::size_t k = 0; k < my_tiles; ++k) {
     // cp.async.wait_group STAGES-2: at most the newest STAGES-2 groups of THIS THREAD may be
@@ -172,9 +170,11 @@ __global__ void __launch_bounds__(THREADS)
 // The phase completes when all 256 threads arrived AND all their copies landed, so a thread
 // that sees the phase flip knows the WHOLE tile is in shared memory: no commit groups, and no
 // __syncthreads for visibility. __mbarrier_arrive returns a token naming the phase it arrived
-// on; __mbarrier_test_wait(bar, token) is true once that phase completed. (The parity form,
-// __mbarrier_test_wait_parity, is sm_90-only in this header - it traps on sm_80 - so the
-// token, kept per slot, is the portable way.) The __syncthreads that remains protects slot reuse
+// on; __mbarrier_test_wait(bar, token) is true once that phase completed. The token must be
+// kept per slot until the wait, in an array indexed by k % STAGES: the compiler cannot keep a
+// dynamically indexed array in registers, so it lives in local memory (STL.64 after the arrive,
+// LDL.64 before the wait: per tile and thread, 16 bytes of L1 traffic). v3 needs no token.
+// The __syncthreads that remains protects slot reuse
 // (the barrier says "tile landed", not "everyone finished reading the previous tile"); chapter 07
 // replaces it with a second, "consumed" barrier per slot.
 template <int STAGES>
@@ -210,11 +210,58 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
+// v3: the same mbarrier completion, waiting on the phase PARITY: no token array
+// ---------------------------------------------------------------------------------------------
+// Tile k is the (k / STAGES)-th use of slot k % STAGES, so the phase it completes has parity
+// (k / STAGES) & 1: the wait can name its phase from k alone, and the token of the arrive is
+// dropped. PTX has mbarrier.test_wait.parity from sm_80 (PTX ISA 7.1), but this toolkit's
+// __mbarrier_test_wait_parity compiles it for sm_90 only and __trap()s on sm_80
+// (cuda_awbarrier_helpers.h), so the wait is CCCL's cuda::ptx::mbarrier_test_wait_parity,
+// which emits the instruction for sm_80 and up. Parity is enough: a slot is refilled only after
+// the __syncthreads that follows every thread's wait on it, so no slot's barrier can get a
+// whole phase ahead of its waiters.
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS)
+    stream_v3_mbarrier_parity_kernel(const std::uint32_t* __restrict__ d_in,
+                                     std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
+  __shared__ __mbarrier_t s_full[STAGES];                            // "slot holds its tile"
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);
+  __syncthreads();
+  const std::size_t my_tiles = tiles_for_block(n_words);
+  auto issue = [&](std::size_t k) {
+    if (k >= my_tiles) return;
+    const std::size_t base = tile_base(k);
+    issue_tile_primitives<16>(s_tiles[k % STAGES], d_in, base, tile_count(n_words, base));
+    __pipeline_arrive_on(&s_full[k % STAGES]);
+    (void)__mbarrier_arrive(&s_full[k % STAGES]);  // the token is not needed: parity names the phase
+  };
+
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    // EXERCISE-BEGIN: the parity of the phase of slot k % STAGES that tile k's arrivals complete (it flips each time the ring wraps)
+    const std::uint32_t parity = static_cast<std::uint32_t>(k / STAGES) & 1u;
+    // EXERCISE-STUB: const std::uint32_t parity = 0u;
+    // EXERCISE-END
+    while (!cuda::ptx::mbarrier_test_wait_parity(&s_full[k % STAGES], parity)) {
+    }
+    __syncthreads();  // slot (k-1) % STAGES: everyone finished reading it
+    issue(k + STAGES - 1);
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // v9 (negative): the 4th argument of __pipeline_memcpy_async taken for PTX's src-size
 // ---------------------------------------------------------------------------------------------
-// The PTX operand is "bytes to read"; the primitive's is "bytes to zero". Passing the number of
-// valid bytes zero-fills every full vector (zfill = 16) and reads past the end of the ragged
-// one. Every output word of a full vector becomes 0: the check fails at every size.
+// A copy of v1 (3 slots, 16 B) with the copy written inline and one changed line. The PTX
+// operand is "bytes to read"; the primitive's is "bytes to zero". Passing the number of valid
+// bytes zero-fills every full vector (zfill = 16) and reads too much of the ragged one: every
+// output word of a full vector becomes 0, so the check fails at every size of 3 words or more.
+// At 1 and 2 words it passes: the ragged vector then reads 12 or 8 bytes and zeroes 4 or 8,
+// and the words it zeroes by mistake are exactly the ones the reversal writes first, which the
+// reference expects to be the padding zeros. Every check size but the first (one word) fails.
 __global__ void __launch_bounds__(THREADS)
     stream_v9_zfill_swapped_kernel(const std::uint32_t* __restrict__ d_in,
                                    std::uint32_t* __restrict__ d_out, std::size_t n_words) {
@@ -268,50 +315,19 @@ void launch_stream_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }
 
+template <int STAGES>
+void launch_stream_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
+                      int sm_count, int blocks_per_sm, cudaStream_t s) {
+  auto kernel = stream_v3_mbarrier_parity_kernel<STAGES>;
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
+}
+
 inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
   auto kernel = stream_v9_zfill_swapped_kernel;
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The variant registry. Every variant runs at --blocks-per-sm blocks per SM (default 1): the
-// regime where the number of stages in flight decides the bandwidth.
-// ---------------------------------------------------------------------------------------------
-inline std::vector<tut::Variant<Problem>> variants() {
-  using V = tut::Variant<Problem>;
-  std::vector<V> v;
-  auto add = [&](const char* key, const char* name, const char* description,
-                 void (*launch)(const std::uint32_t*, std::uint32_t*, std::size_t, int, int,
-                                cudaStream_t)) {
-    v.push_back(V{key, name, description, [launch](Problem& p, cudaStream_t s) {
-                    launch(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), p.blocks_per_sm(), s);
-                  }});
-  };
-  add("v0_pipeline_s4", "v0 cuda::pipeline 4-stage",
-      "chapter 04: cuda::pipeline<thread_scope_thread>, memcpy_async 16 B, 4 stages",
-      launch_stream_v0<4>);
-  add("v1_prim16_s2", "v1 primitives 16 B 2-stage",
-      "__pipeline_memcpy_async 16 B (cp.async.cg), double buffering", launch_stream_v1<2, 16>);
-  add("v1_prim16_s3", "v1 primitives 16 B 3-stage",
-      "__pipeline_memcpy_async 16 B (cp.async.cg), triple buffering", launch_stream_v1<3, 16>);
-  add("v1_prim16_s4", "v1 primitives 16 B 4-stage",
-      "__pipeline_memcpy_async 16 B, 4 stages: v0 written with primitives",
-      launch_stream_v1<4, 16>);
-  add("v1_prim8_s3", "v1 primitives 8 B 3-stage",
-      "__pipeline_memcpy_async 8 B (cp.async.ca), two copies per thread per tile",
-      launch_stream_v1<3, 8>);
-  add("v1_prim4_s3", "v1 primitives 4 B 3-stage",
-      "__pipeline_memcpy_async 4 B (cp.async.ca), four copies per thread per tile",
-      launch_stream_v1<3, 4>);
-  add("v2_mbarrier_s3", "v2 arrive_on mbarrier 3-stage",
-      "16 B copies completed on an mbarrier per slot via __pipeline_arrive_on",
-      launch_stream_v2<3>);
-  add("v9_zfill_swapped", "v9 BROKEN: zfill given as src-size",
-      "negative: passes the valid byte count as the zero-fill count; must FAIL", launch_stream_v9);
-  v.back().negative = true;
-  return v;
 }
 
 }  // namespace ch05

@@ -1,11 +1,14 @@
 // GPU tests for chapter 05: every __pipeline_* variant at edge sizes (one word, ragged
 // vectors, ragged tiles, many tiles per block) and several occupancies, against the CPU
-// reference; the zfill-swapped negative variant must fail.
+// reference; the zfill-swapped negative variant must fail (from 3 words on: at 1 and 2 words
+// its mistaken zeros are exactly the padding zeros the reference expects); the largest check
+// size gives every ring the laps the harness's lap check needs.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
 #include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -51,6 +54,38 @@ TEST(Ch05Negative, SwappedZfillIsCaught) {
     const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_FALSE(r.ok()) << v.key << " must fail";
     EXPECT_GE(r.mismatches, 3u * 1024 - 1) << "every word but possibly one zero input";
+  }
+}
+
+TEST(Ch05Negative, SwappedZfillPassesOnlyAtOneAndTwoWords) {
+  // What the README claims: the bug's zeros land where the reference expects padding zeros at
+  // 1 and 2 words; every size from 3 words on fails.
+  SKIP_UNLESS_GPU(8, 0);
+  for (std::uint64_t bytes : {4u, 8u})
+    EXPECT_TRUE(tut_test::run_variant(config(bytes), ch05::variants(), "v9_zfill_swapped").ok())
+        << bytes << " bytes";
+  for (std::uint64_t bytes : {12u, 16u, 4096u + 4u})
+    EXPECT_FALSE(tut_test::run_variant(config(bytes), ch05::variants(), "v9_zfill_swapped").ok())
+        << bytes << " bytes";
+}
+
+TEST(Ch05Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
+  // Host arithmetic (runs without a GPU): the harness's lap check runs every variant at the
+  // largest check size on two blocks; each must walk at least 3 laps of the deepest ring.
+  const std::uint64_t words = tut::reversed_tiles::check_sizes().back() / 4;
+  const std::uint64_t tiles = (words + ch05::TILE_WORDS - 1) / ch05::TILE_WORDS;
+  EXPECT_GE(tiles / 2, 3u * tut::reversed_tiles::MAX_STAGES);
+  EXPECT_EQ(tut::reversed_tiles::MAX_STAGES, 8);  // v1 allows up to 8 slots (static_assert)
+}
+
+TEST(Ch05Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
+  SKIP_UNLESS_GPU(8, 0);
+  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  ch05::Problem p(config(tut::reversed_tiles::check_sizes().back()));
+  for (const auto& v : ch05::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    EXPECT_TRUE(r.ok()) << v.key << " on two blocks: " << r.summary();
   }
 }
 

@@ -1,11 +1,14 @@
 // GPU tests for chapter 06: the raw-PTX cp.async kernels (.ca 4/8/16 B, .cg 16 B, mbarrier
 // completion) and the window workload at edge sizes and several occupancies, against the CPU
-// references; the src-size-in-words negative variant must fail.
+// references; the src-size-in-words negative must fail (from 3 words on), the ring-wrap
+// negative from the second lap on; the largest check size gives every ring the laps the
+// harness's lap check needs.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
 #include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -49,12 +52,54 @@ TEST(Ch06Occupancy, EveryVariantAtSeveralBlocksPerSm) {
 
 TEST(Ch06Negative, SrcSizeInWordsIsCaught) {
   SKIP_UNLESS_GPU(8, 0);
-  ch06::Problem p(config(2 * 4096));
+  const tut::VerifyResult r =
+      tut_test::run_variant(config(2 * 4096), ch06::variants(), "v9_srcsize_words");
+  EXPECT_FALSE(r.ok()) << "v9_srcsize_words must fail";
+  EXPECT_GE(r.mismatches, 2u * 768 - 1) << "3 of every 4 words are zero-filled";
+  // the README's claim: it passes at 1 and 2 words only
+  for (std::uint64_t bytes : {4u, 8u})
+    EXPECT_TRUE(tut_test::run_variant(config(bytes), ch06::variants(), "v9_srcsize_words").ok())
+        << bytes << " bytes";
+  for (std::uint64_t bytes : {12u, 16u})
+    EXPECT_FALSE(tut_test::run_variant(config(bytes), ch06::variants(), "v9_srcsize_words").ok())
+        << bytes << " bytes";
+}
+
+TEST(Ch06Negative, RingWrapBugFailsFromTheSecondLapOnOnly) {
+  SKIP_UNLESS_GPU(8, 0);
+  constexpr std::uint64_t kSlots = 8;  // stream_v8_wrap_bug_kernel's ring
+  const std::uint64_t lap = kSlots * 4096;
+  {  // two blocks with exactly one lap each: the bug never shows
+    tut::ScopedGridCap two_blocks(2);
+    EXPECT_TRUE(tut_test::run_variant(config(2 * lap), ch06::variants(), "v8_wrap_bug").ok());
+  }
+  {  // two blocks, one tile into the second lap each
+    tut::ScopedGridCap two_blocks(2);
+    EXPECT_FALSE(
+        tut_test::run_variant(config(2 * lap + 2 * 4096), ch06::variants(), "v8_wrap_bug").ok());
+  }
+  const std::uint64_t largest = tut::reversed_tiles::check_sizes().back();
+  EXPECT_FALSE(tut_test::run_variant(config(largest), ch06::variants(), "v8_wrap_bug").ok());
+  tut::ScopedGridCap two_blocks(2);
+  EXPECT_FALSE(tut_test::run_variant(config(largest), ch06::variants(), "v8_wrap_bug").ok());
+}
+
+TEST(Ch06Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
+  // Host arithmetic (runs without a GPU): the deepest ring here is 8 slots (v1, v3, v4, v8).
+  const std::uint64_t words = tut::reversed_tiles::check_sizes().back() / 4;
+  const std::uint64_t tiles = (words + ch06::TILE_WORDS - 1) / ch06::TILE_WORDS;
+  EXPECT_GE(tiles / 2, 3u * tut::reversed_tiles::MAX_STAGES);
+  EXPECT_EQ(tut::reversed_tiles::MAX_STAGES, 8);
+}
+
+TEST(Ch06Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
+  SKIP_UNLESS_GPU(8, 0);
+  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  ch06::Problem p(config(tut::reversed_tiles::check_sizes().back()));
   for (const auto& v : ch06::variants()) {
-    if (!v.negative) continue;
+    if (v.negative || !runnable(v, p.cfg.device)) continue;
     const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
-    EXPECT_FALSE(r.ok()) << v.key << " must fail";
-    EXPECT_GE(r.mismatches, 2u * 768 - 1) << "3 of every 4 words are zero-filled";
+    EXPECT_TRUE(r.ok()) << v.key << " on two blocks: " << r.summary();
   }
 }
 

@@ -1,0 +1,158 @@
+// Chapter 06: completion on an mbarrier - the kernels (included at the end of kernels.cuh)
+//
+// cuda::ptx (CCCL) has no cp.async.ca/.cg, commit_group or wait_group wrappers; for sm_80 it
+// has mbarrier.init, mbarrier.arrive, mbarrier.test_wait(.parity) and
+// cp.async.mbarrier.arrive(.noinc). These kernels complete the same 16-byte .cg copies on one
+// mbarrier per slot instead of on commit groups, with the .noinc arrive: it does NOT raise the
+// barrier's pending count first, so it must be counted in the expected count - 2 x THREADS per
+// phase (each thread arrives once itself and once when its copies land). Compare chapter 05,
+// whose __pipeline_arrive_on is the incrementing form with THREADS.
+//   v3  the wait names its phase by the token its own arrive returned, kept per slot;
+//   v3  with cuda::ptx's arrive instead of the hand-written one (a second spelling);
+//   v4  the wait names its phase by parity: no token to keep.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cuda/ptx>
+
+#include <cstdint>
+
+#ifndef CH06_KERNELS_INCLUDED
+#error "include kernels.cuh, which includes this file at its end"
+#endif
+
+namespace ch06 {
+
+// cp.async.mbarrier.arrive.noinc.shared.b64 [bar]: an arrival on `bar` that the hardware makes
+// once all of this thread's earlier cp.async have landed. Written by hand with the .shared state
+// space; CCCL's cuda::ptx::cp_async_mbarrier_arrive_noinc emits the same instruction without a
+// state space (generic addressing) while passing it a 32-bit shared-memory address. In this
+// build's sm_90 SASS the address is used as is; in the sm_80 SASS ptxas subtracts a
+// constant-bank value first (UIADD3 UR4, -c[0x0][0x18], offset), i.e. treats it as a generic
+// address. v3_cccl_arrive_s8 therefore runs on sm_90 only (min_cc 90) until someone confirms it
+// on an sm_80 GPU.
+__device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint64_t* s_bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(smem_u32(s_bar))
+               : "memory");
+}
+
+// ---------------------------------------------------------------------------------------------
+// v3: completion on an mbarrier per slot, waiting on the token of this thread's arrive
+// ---------------------------------------------------------------------------------------------
+// mbarrier.arrive returns a state naming the phase it arrived on; test_wait(bar, state) is true
+// once that phase completed. The state must be kept per slot until the wait, in an array
+// indexed by k % STAGES: the compiler cannot keep a dynamically indexed array in registers, so
+// it lives in local memory (STL.64 after the arrive, LDL.64 before the wait: 16 bytes of L1
+// traffic per tile and thread). v4 needs no state.
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS)
+    stream_v3_mbarrier_token_kernel(const std::uint32_t* __restrict__ d_in,
+                                    std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
+  __shared__ std::uint64_t s_full[STAGES];  // one mbarrier per slot: "slot holds its tile"
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+  __syncthreads();  // the initialised barriers are visible before anyone arrives
+  const std::size_t my_tiles = tiles_for_block(n_words);
+  std::uint64_t r_state[STAGES];  // the phase this thread arrived on, per slot
+  auto issue = [&](std::size_t k) {
+    if (k >= my_tiles) return;  // no arrivals either: nobody waits for this phase
+    issue_tile<16, true>(s_tiles[k % STAGES], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
+    cp_async_mbarrier_arrive_noinc(&s_full[k % STAGES]);  // arrives when my copies landed
+    r_state[k % STAGES] = cuda::ptx::mbarrier_arrive(&s_full[k % STAGES]);  // my own arrival
+  };
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    // all 256 threads arrived and all their copies of tile k landed: the whole tile is there
+    while (!cuda::ptx::mbarrier_test_wait(&s_full[k % STAGES], r_state[k % STAGES])) {
+    }
+    __syncthreads();  // slot (k-1) % STAGES: everyone finished reading it
+    issue(k + STAGES - 1);
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+  }
+}
+
+// v3 with the cp.async arrive spelled by cuda::ptx (no state space in the PTX: see above).
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS)
+    stream_v3_cccl_arrive_kernel(const std::uint32_t* __restrict__ d_in,
+                                 std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
+  __shared__ std::uint64_t s_full[STAGES];
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+  __syncthreads();
+  const std::size_t my_tiles = tiles_for_block(n_words);
+  std::uint64_t r_state[STAGES];
+  auto issue = [&](std::size_t k) {
+    if (k >= my_tiles) return;
+    issue_tile<16, true>(s_tiles[k % STAGES], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
+    cuda::ptx::cp_async_mbarrier_arrive_noinc(&s_full[k % STAGES]);
+    r_state[k % STAGES] = cuda::ptx::mbarrier_arrive(&s_full[k % STAGES]);
+  };
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    while (!cuda::ptx::mbarrier_test_wait(&s_full[k % STAGES], r_state[k % STAGES])) {
+    }
+    __syncthreads();
+    issue(k + STAGES - 1);
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v4: the same completion, waiting on the phase parity: no state to keep
+// ---------------------------------------------------------------------------------------------
+// Tile k is the (k / STAGES)-th use of slot k % STAGES, so its phase has parity
+// (k / STAGES) & 1: mbarrier.test_wait.parity (PTX ISA 7.1, sm_80) names the phase from k
+// alone, and the state the arrive returns is dropped. Parity is enough: a slot is refilled only
+// after the __syncthreads that follows every thread's wait on it, so no slot's barrier gets a
+// whole phase ahead of its waiters.
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS)
+    stream_v4_mbarrier_parity_kernel(const std::uint32_t* __restrict__ d_in,
+                                     std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
+  __shared__ std::uint64_t s_full[STAGES];
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+  __syncthreads();
+  const std::size_t my_tiles = tiles_for_block(n_words);
+  auto issue = [&](std::size_t k) {
+    if (k >= my_tiles) return;
+    issue_tile<16, true>(s_tiles[k % STAGES], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
+    cp_async_mbarrier_arrive_noinc(&s_full[k % STAGES]);
+    (void)cuda::ptx::mbarrier_arrive(&s_full[k % STAGES]);  // the state is not needed
+  };
+  for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    const std::uint32_t parity = static_cast<std::uint32_t>(k / STAGES) & 1u;
+    while (!cuda::ptx::mbarrier_test_wait_parity(&s_full[k % STAGES], parity)) {
+    }
+    __syncthreads();
+    issue(k + STAGES - 1);
+    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launchers
+// ---------------------------------------------------------------------------------------------
+template <int STAGES>
+void launch_stream_v3_token(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
+                            int sms, int bps, cudaStream_t s) {
+  launch_persistent(stream_v3_mbarrier_token_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
+}
+template <int STAGES>
+void launch_stream_v3_cccl(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
+                           int sms, int bps, cudaStream_t s) {
+  launch_persistent(stream_v3_cccl_arrive_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
+}
+template <int STAGES>
+void launch_stream_v4_parity(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
+                             int sms, int bps, cudaStream_t s) {
+  launch_persistent(stream_v4_mbarrier_parity_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
+}
+
+}  // namespace ch06

@@ -1,5 +1,7 @@
 # Bad command lines must get one clear error line and exit code 2 - never a crash, a hang or
-# exit 0. None of these needs a GPU: parsing happens before the GPU is touched.
+# exit 0 - in the one format `error: --flag: problem (see --help)` (a stray word is named in
+# quotes instead of a flag). None of these needs a GPU: parsing happens before the GPU is
+# touched. --help must say first what --size means in this chapter.
 # Usage: cmake -DEXE=<chapter executable> -P check_bad_input.cmake
 set(bad_inputs
   "--size=0" "--size=-5" "--size=abc" "--size=12Q" "--size=99999999999999999999999"
@@ -15,14 +17,18 @@ foreach(arg IN LISTS bad_inputs)
   if(NOT rc EQUAL 2)
     message(FATAL_ERROR "'${arg}': exit ${rc}, want 2\nstdout: ${out}\nstderr: ${err}")
   endif()
-  if(NOT err MATCHES "error:" OR NOT extra_lines EQUAL 0)
-    message(FATAL_ERROR "'${arg}': want one 'error:' line on stderr, got:\n${err}")
+  if(NOT err MATCHES "^error: (--[a-z-]+|'[^']*'): [^\n]+ \\(see --help\\)$" OR NOT extra_lines EQUAL 0)
+    message(FATAL_ERROR "'${arg}': want one line 'error: --flag: problem (see --help)' on stderr, got:\n${err}")
   endif()
   message("ok: '${arg}' -> exit 2: ${err}")
 endforeach()
 foreach(arg --help --list)
-  execute_process(COMMAND ${EXE} ${arg} RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET TIMEOUT 60)
+  execute_process(COMMAND ${EXE} ${arg} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_QUIET
+    TIMEOUT 60)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "'${arg}': exit ${rc}, want 0")
+  endif()
+  if(arg STREQUAL "--help" AND NOT out MATCHES "usage: [^\n]*\n\n  --size here is: [^\n]+")
+    message(FATAL_ERROR "--help must say right after the usage line what --size means:\n${out}")
   endif()
 endforeach()

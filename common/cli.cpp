@@ -123,7 +123,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
     if (arg == "--help" || arg == "-h") { o.help = true; continue; }
     if (arg == "--check-only") { o.check_only = true; continue; }
     if (arg == "--list") { o.list = true; continue; }
-    if (arg.rfind("--", 0) != 0) return fail("unexpected argument '" + arg + "'");
+    if (arg.rfind("--", 0) != 0) return fail("'" + arg + "': unexpected argument (options start with --)");
 
     // --name=value or --name value
     std::string name = arg.substr(2);
@@ -136,20 +136,20 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
       has_value = true;
     }
     const bool boolean_flag = (name == "check-only" || name == "list" || name == "help");
-    if (boolean_flag) return fail("--" + name + " takes no value");
+    if (boolean_flag) return fail("--" + name + ": takes no value");
 
     const bool known = name == "variant" || name == "size" || name == "warmup" ||
                        name == "repeats" || name == "seed" || name == "json" ||
                        name == "timeline" || o.extras.count(name) != 0;
-    if (!known) return fail("unknown option '--" + name + "'");
+    if (!known) return fail("--" + name + ": unknown option");
     if (!has_value) {
-      if (i + 1 >= args.size()) return fail("--" + name + " needs a value");
+      if (i + 1 >= args.size()) return fail("--" + name + ": needs a value");
       value = args[++i];
     }
 
     std::string why;
     if (name == "variant") {
-      if (split_commas(value).empty()) return fail("--variant needs a variant key (see --list)");
+      if (split_commas(value).empty()) return fail("--variant: needs a variant key (see --list)");
       o.variant = value;
     } else if (name == "size") {
       std::uint64_t size = 0;
@@ -165,7 +165,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
         return fail("--seed: '" + value + "' is not a non-negative integer below 2^64");
       o.seed = seed;
     } else if (name == "json") {
-      if (value.empty()) return fail("--json needs a file path");
+      if (value.empty()) return fail("--json: needs a file path");
       o.json_path = value;
     } else if (name == "timeline") {
       if (value.empty()) return fail("--timeline: needs a file path");
@@ -184,11 +184,16 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
   return result;
 }
 
+std::string usage_error(const std::string& flag_and_problem) {
+  return "error: " + flag_and_problem + " (see --help)";
+}
+
 std::string usage_text(const std::string& program, const std::string& title,
                        const std::string& size_help, const std::vector<ExtraOption>& extras) {
   std::ostringstream os;
   os << title << "\n\n"
      << "usage: " << program << " [options]\n\n"
+     << "  --size here is: " << size_help << "\n\n"
      << "  --variant=<key[,key..]|all|negative>  variants to run (default all; see --list).\n"
      << "                        'negative' runs the deliberately broken variants, which must FAIL\n"
      << "  --size=<n>[K|M|G]     " << size_help << "\n"
@@ -206,7 +211,7 @@ std::string usage_text(const std::string& program, const std::string& title,
     os << "  --" << e.name << "=<n>  " << e.help << " (default " << e.default_value << ", range "
        << e.min_value << ".." << e.max_value << ")\n";
   os << "\nexit codes: 0 all checks passed, 1 a check failed, 2 usage error,\n"
-     << "            77 skipped (no suitable GPU)\n";
+     << "            77 skipped (no suitable GPU, or no code for it in this binary)\n";
   return os.str();
 }
 

@@ -50,8 +50,12 @@ struct Options {
 struct ParseOutcome {
   bool ok = false;
   Options options;
-  std::string error;  ///< set when !ok; one line, names the flag and the bad value
+  std::string error;  ///< set when !ok: "--flag: problem", one line, naming the bad value
 };
+
+/// @brief The one format of every command-line error: `error: --flag: problem (see --help)`.
+/// @param flag_and_problem "--flag: problem", as ParseOutcome::error holds it
+std::string usage_error(const std::string& flag_and_problem);
 
 /// @brief Parse a size such as "4096", "64K", "256M", "1G" (binary multiples, 1K = 1024).
 /// @param text  the value as typed
@@ -72,7 +76,8 @@ bool parse_integer(const std::string& text, long long min_value, long long max_v
 ParseOutcome parse_cli(const std::vector<std::string>& args,
                        const std::vector<ExtraOption>& extras);
 
-/// @brief The --help text for a chapter.
+/// @brief The --help text for a chapter. What --size means comes first, right after the usage
+///        line, because it differs between chapters (bytes, or a matrix side).
 /// @param program   executable name
 /// @param title     chapter title line
 /// @param size_help what --size means for this chapter (unit and default)

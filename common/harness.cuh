@@ -124,7 +124,10 @@ struct Chapter {
   std::string title;  ///< one line, printed first
   int min_cc_major = 8;
   int min_cc_minor = 0;
-  std::string size_help;  ///< what --size means, its unit and default
+  /// What --size means, its unit and default; --help shows it first. Start it with "bytes"
+  /// when --size is a byte count (messages then print sizes in KiB/MiB/GiB); otherwise say
+  /// what it counts, e.g. "matrix side N for square M = N = K (default 4096)".
+  std::string size_help;
   std::uint64_t size_multiple = 1;                   ///< --size must be a multiple of this
   std::uint64_t max_size = std::uint64_t{1} << 40;   ///< largest --size the kernels index
   std::function<std::uint64_t(const DeviceSummary&)> default_size;
@@ -212,6 +215,23 @@ std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::
   return picked;
 }
 
+/// A --size value in the chapter's unit: bytes with a binary unit ("16 B", "2.00 GiB") when
+/// size_help starts with "bytes", else the plain number (a matrix side).
+template <class Problem>
+std::string size_text(const Chapter<Problem>& ch, std::uint64_t value) {
+  if (ch.size_help.rfind("bytes", 0) != 0) return std::to_string(value);
+  if (value >= 1024 && value % 1024 == 0) {  // exact multiples read best without decimals
+    const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+    int u = -1;
+    while (value % 1024 == 0 && value >= 1024 && u < 3) {
+      value /= 1024;
+      ++u;
+    }
+    return std::to_string(value) + " " + units[u];
+  }
+  return value < 1024 ? std::to_string(value) + " B" : format_bytes(double(value));
+}
+
 inline bool cc_at_least(const DeviceSummary& d, int cc) { return d.cc_major * 10 + d.cc_minor >= cc; }
 
 /// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
@@ -239,7 +259,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   const std::vector<std::string> args(argv + 1, argv + argc);
   const ParseOutcome parsed = parse_cli(args, ch.extra_options);
   if (!parsed.ok) {
-    std::fprintf(stderr, "%s: error: %s (see --help)\n", ch.id.c_str(), parsed.error.c_str());
+    std::fprintf(stderr, "%s\n", usage_error(parsed.error).c_str());
     return kExitUsage;
   }
   const Options& opt = parsed.options;
@@ -257,33 +277,37 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   std::string error;
   const std::vector<std::size_t> selected = detail::select_variants(ch, opt.variant, error);
   if (selected.empty()) {
-    std::fprintf(stderr, "%s: error: %s\n", ch.id.c_str(), error.c_str());
+    std::fprintf(stderr, "%s\n", usage_error(error).c_str());
     return kExitUsage;
   }
   if (opt.size) {
     if (*opt.size % ch.size_multiple != 0) {
-      std::fprintf(stderr, "%s: error: --size must be a multiple of %llu (%s)\n", ch.id.c_str(),
-                   static_cast<unsigned long long>(ch.size_multiple), ch.size_help.c_str());
+      std::fprintf(stderr, "%s\n",
+                   usage_error("--size: " + detail::size_text(ch, *opt.size) +
+                               " is not a multiple of " + detail::size_text(ch, ch.size_multiple))
+                       .c_str());
       return kExitUsage;
     }
     if (*opt.size > ch.max_size) {
-      std::fprintf(stderr, "%s: error: --size %llu is larger than this chapter supports (%llu)\n",
-                   ch.id.c_str(), static_cast<unsigned long long>(*opt.size),
-                   static_cast<unsigned long long>(ch.max_size));
+      std::fprintf(stderr, "%s\n",
+                   usage_error("--size: " + detail::size_text(ch, *opt.size) +
+                               " is larger than this chapter supports (" +
+                               detail::size_text(ch, ch.max_size) + ")")
+                       .c_str());
       return kExitUsage;
     }
   }
   if (!opt.timeline_path.empty()) {
     if (!ch.timeline) {
-      std::fprintf(stderr, "%s: error: --timeline: this chapter has no in-kernel timeline "
-                   "(see --help)\n", ch.id.c_str());
+      std::fprintf(stderr, "%s\n",
+                   usage_error("--timeline: this chapter has no in-kernel timeline").c_str());
       return kExitUsage;
     }
     const std::string probe = opt.timeline_path + ".tmp";  // fail now, not after a long run
     FILE* f = std::fopen(probe.c_str(), "w");
     if (!f) {
-      std::fprintf(stderr, "%s: error: --timeline: cannot write '%s' (see --help)\n",
-                   ch.id.c_str(), opt.timeline_path.c_str());
+      std::fprintf(stderr, "%s\n",
+                   usage_error("--timeline: cannot write '" + opt.timeline_path + "'").c_str());
       return kExitUsage;
     }
     std::fclose(f);
@@ -292,7 +316,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   if (!opt.json_path.empty()) {  // fail now, not after a long run; the file itself is
     std::string why;               // replaced only at the end, and only by a passing run
     if (!json_path_writable(opt.json_path, why)) {
-      std::fprintf(stderr, "%s: error: --json: %s (see --help)\n", ch.id.c_str(), why.c_str());
+      std::fprintf(stderr, "%s\n", usage_error("--json: " + why).c_str());
       return kExitUsage;
     }
   }
@@ -329,10 +353,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     const std::uint64_t need = ch.device_bytes(main_size);
     if (need > free_bytes) {
-      std::fprintf(stderr, "%s: error: --size %llu needs %s of GPU memory; %s is free\n",
-                   ch.id.c_str(), static_cast<unsigned long long>(main_size),
-                   format_bytes(double(need)).c_str(), format_bytes(double(free_bytes)).c_str());
-        return kExitUsage;
+      std::fprintf(stderr, "%s\n",
+                   usage_error("--size: " + detail::size_text(ch, main_size) + " needs " +
+                               format_bytes(double(need)) + " of GPU memory; " +
+                               format_bytes(double(free_bytes)) + " is free")
+                       .c_str());
+      return kExitUsage;
     }
   }
   std::printf("%s\nseed %llu (rerun with --seed=%llu)\n", ch.id.c_str(),

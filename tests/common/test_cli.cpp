@@ -92,9 +92,21 @@ TEST(ParseCli, BadInputGivesOneLineNamingTheFlag) {
     EXPECT_FALSE(r.ok) << args[0];
     EXPECT_FALSE(r.error.empty()) << args[0];
     EXPECT_EQ(r.error.find('\n'), std::string::npos) << "one line: " << r.error;
+    // One format: the flag (or the stray word, quoted), a colon, the problem.
+    const bool names_flag = r.error.rfind("--", 0) == 0 || r.error.rfind("'", 0) == 0;
+    EXPECT_TRUE(names_flag && r.error.find(": ") != std::string::npos) << r.error;
+    EXPECT_EQ(tut::usage_error(r.error).rfind("error: " + r.error + " (see --help)", 0), 0u);
   }
   EXPECT_NE(parse({"--size=0"}).error.find("--size"), std::string::npos);
-  EXPECT_NE(parse({"--bogus"}).error.find("--bogus"), std::string::npos);
+  EXPECT_EQ(parse({"--bogus"}).error, "--bogus: unknown option");
+  EXPECT_EQ(parse({"--size"}).error, "--size: needs a value");
+}
+
+TEST(ParseCli, UsageSaysWhatSizeMeansFirst) {
+  const std::string text = tut::usage_text("prog", "title", "matrix side N (default 4096)", kExtras);
+  const std::size_t meaning = text.find("--size here is: matrix side N (default 4096)");
+  ASSERT_NE(meaning, std::string::npos) << text;
+  EXPECT_LT(meaning, text.find("--variant")) << "the meaning of --size comes before the list";
 }
 
 TEST(ParseCli, UsageMentionsEveryFlag) {

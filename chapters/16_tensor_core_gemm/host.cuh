@@ -1,0 +1,296 @@
+// Chapter 16 host side: the problem (seeded bf16 inputs, poisoned bf16 output), the CPU fp64
+// reference and its error bound, cuBLAS, the tensor maps, and the variant registry.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/bounded_wait.cuh"
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
+#include "kernels.cuh"
+
+#define CUBLAS_CHECK(expr)                                                                   \
+  do {                                                                                       \
+    const cublasStatus_t status_ = (expr);                                                   \
+    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                  \
+      std::fprintf(stderr, "%s:%d: cuBLAS error %d in %s\n", __FILE__, __LINE__,             \
+                   static_cast<int>(status_), #expr);                                        \
+      std::exit(tut::kExitCudaError);                                                        \
+    }                                                                                        \
+  } while (0)
+
+namespace ch16 {
+
+/// Row pitch in elements: a multiple of 8 bf16 = 16 bytes, TMA's rule for global strides.
+inline int pitch_of(int cols) { return (cols + 7) / 8 * 8; }
+
+/// Above this many multiply-adds the CPU reference is too slow; cuBLAS is the oracle there.
+inline constexpr double kCpuReferenceMaxMacs = 3.0e8;
+
+// ---------------------------------------------------------------------------------------------
+// Error bound (README, "How exact is the check"). Products of two bf16 values are exact in
+// fp32 (8 + 8 significant bits); only the K-term accumulation rounds. Any fp32 summation
+// order, with rounding or truncation (unit u = 2^-23), gives |acc - exact| <= gamma_K * S,
+// gamma_K = K u / (1 - K u), S = sum_k |a_k b_k| <= ||a_row||_2 ||b_row||_2 (Cauchy-Schwarz).
+// The bf16 output then adds at most 2^-8 |acc|. So |got - exact| <= bound (1 + 2^-8) +
+// 2^-8 |exact|, with bound = gamma_K * max ||a_row|| * max ||b_row||.
+// ---------------------------------------------------------------------------------------------
+inline double accumulation_bound(int K, double max_norm_a, double max_norm_b) {
+  const double ku = static_cast<double>(K) * std::ldexp(1.0, -23);
+  return ku / (1.0 - ku) * max_norm_a * max_norm_b;
+}
+
+/// C = A * B^T in fp64 from the exact bf16 values (as floats), rounded to float at the end.
+inline std::vector<float> reference_gemm(const std::vector<float>& a, const std::vector<float>& b,
+                                         int M, int N, int K, int lda, int ldb) {
+  std::vector<float> c(static_cast<std::size_t>(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const float* ar = a.data() + static_cast<std::size_t>(i) * lda;
+      const float* br = b.data() + static_cast<std::size_t>(j) * ldb;
+      double sum = 0.0;
+      for (int k = 0; k < K; ++k) sum += static_cast<double>(ar[k]) * br[k];
+      c[static_cast<std::size_t>(i) * N + j] = static_cast<float>(sum);
+    }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuBLAS and the tensor maps
+// ---------------------------------------------------------------------------------------------
+/// cuBLAS is column-major: our row-major C[M x N] is its C^T [N x M] (ldc), our A[M x K] its
+/// A^T [K x M] (lda), our B[N x K] its B^T [K x N] (ldb). C^T = B * A^T: the first operand
+/// transposed, the second not - "TN", the layout in which both operands are K-major.
+inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, bf16* c, cudaStream_t s) {
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasSetStream(handle, s));
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, g.N, g.M, g.K, &alpha, g.B,
+                            CUDA_R_16BF, g.ldb, g.A, CUDA_R_16BF, g.lda, &beta, c, CUDA_R_16BF,
+                            g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/// cuTensorMapEncodeTiled is a driver API call, fetched through the runtime so the binary
+/// does not link libcuda (it must start, and skip, on a machine without a driver).
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                              cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled not available from this driver\n");
+    std::exit(tut::kExitCudaError);
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+}
+
+/// A 2D bf16 map over a row-major [rows x cols] matrix of pitch `ld`, in boxes of
+/// [box_rows x 64]: 64 bf16 = 128 bytes per box row, written to shared memory with the
+/// 128-byte swizzle the wgmma descriptors (and the epilogue's staging) assume. Elements
+/// outside [rows x cols] are read as zeros and never written.
+inline CUtensorMap make_map(const bf16* base, int rows, int cols, int ld, int box_rows) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(bf16)};
+  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims,
+                  strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problem
+// ---------------------------------------------------------------------------------------------
+struct Shape {
+  int M, N, K;
+};
+
+/// Exits 77 unless the GPU runs sm_90a code (compute capability 9.0 exactly).
+inline void require_sm90a(const tut::DeviceSummary& d) {
+  if (d.cc_major == 9 && d.cc_minor == 0) return;
+  std::printf("SKIP: ch16_tensor_core_gemm needs an sm_90a GPU (compute capability 9.0: H100, "
+              "H200, GH200); wgmma and setmaxnreg exist only there, and this binary holds only "
+              "sm_90a code. This GPU is %s, compute capability %d.%d.\n",
+              d.name.c_str(), d.cc_major, d.cc_minor);
+  std::exit(tut::kExitSkip);
+}
+
+struct Problem {
+  explicit Problem(const tut::RunConfig& cfg)
+      : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
+                      static_cast<int>(cfg.size)},
+                cfg.seed, cfg.device.sm_count) {
+    require_sm90a(cfg.device);
+  }
+
+  Problem(Shape s, std::uint64_t seed, int sms)
+      : M(s.M), N(s.N), K(s.K), lda(pitch_of(s.K)), ldb(pitch_of(s.K)), ldc(pitch_of(s.N)),
+        sm_count(sms), d_a(static_cast<std::size_t>(M) * lda),
+        d_b(static_cast<std::size_t>(N) * ldb), d_c(static_cast<std::size_t>(M) * ldc) {
+    std::vector<float> fa, fb;
+    const double norm_a = fill(d_a, fa, M, K, lda, seed);
+    const double norm_b = fill(d_b, fb, N, K, ldb, seed ^ 0x9E3779B97F4A7C15ull);
+    bound = accumulation_bound(K, norm_a, norm_b);
+    CUBLAS_CHECK(cublasCreate(&blas));
+    if (static_cast<double>(M) * N * K <= kCpuReferenceMaxMacs) {
+      want = reference_gemm(fa, fb, M, N, K, lda, ldb);
+      oracle = "CPU fp64";
+      abs_tol = bound * (1.0 + std::ldexp(1.0, -8));
+      rel_tol = std::ldexp(1.0, -8);
+    } else {  // cuBLAS's answer, once per problem: both sides carry the bound
+      tut::DeviceBuffer<bf16> d_ref(static_cast<std::size_t>(M) * ldc);
+      launch_cublas(blas, args(), d_ref.data(), nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      want = compact(d_ref.download(nullptr));
+      oracle = "cuBLAS";
+      abs_tol = 2.1 * bound;
+      rel_tol = std::ldexp(1.0, -7) + std::ldexp(1.0, -14);
+    }
+    map_a64 = make_map(d_a.data(), M, K, lda, 64);
+    map_a128 = make_map(d_a.data(), M, K, lda, 128);
+    map_b256 = make_map(d_b.data(), N, K, ldb, 256);
+    map_b128 = make_map(d_b.data(), N, K, ldb, 128);
+    map_c64 = make_map(d_c.data(), M, N, ldc, 64);
+  }
+  ~Problem() {
+    if (blas) cublasDestroy(blas);
+  }
+  Problem(const Problem&) = delete;
+  Problem& operator=(const Problem&) = delete;
+
+  void poison(cudaStream_t s) {
+    d_c.poison(s);
+    error.clear(s);
+  }
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    const unsigned err = error.read(s);
+    if (err & tut::kErrorWaitTimedOut) std::printf("  device reported: an mbarrier wait timed out\n");
+    const std::vector<float> got = compact(d_c.download(s));
+    tut::VerifyResult r = tut::compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
+    r.what += " vs " + oracle;
+    if (err != 0 && r.mismatches == 0) r.mismatches = 1;
+    return r;
+  }
+  double work() const { return 2.0 * M * N * K; }
+  std::string describe() const {
+    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
+           " bf16 in, fp32 accumulate, bf16 out (" + oracle + " reference)";
+  }
+  GemmArgs args() {
+    return GemmArgs{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc, error.data()};
+  }
+
+  /// Seeded values in [-1, 1) rounded to bf16 (8 significant bits), rows of pitch `ld` whose
+  /// padding holds NaN (a kernel that reads it cannot pass). Returns the largest row 2-norm.
+  static double fill(tut::DeviceBuffer<bf16>& dev, std::vector<float>& exact, int rows, int cols,
+                     int ld, std::uint64_t seed) {
+    std::vector<bf16> host(static_cast<std::size_t>(rows) * ld, __float2bfloat16(NAN));
+    exact.assign(host.size(), NAN);
+    std::uint64_t x = seed;
+    double max_norm = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      double norm2 = 0.0;
+      for (int c = 0; c < cols; ++c) {
+        x += 0x9E3779B97F4A7C15ull;  // splitmix64
+        std::uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const float v = static_cast<float>(static_cast<double>(z >> 40) * std::ldexp(1.0, -23) - 1.0);
+        const std::size_t i = static_cast<std::size_t>(r) * ld + c;
+        host[i] = __float2bfloat16_rn(v);
+        exact[i] = __bfloat162float(host[i]);
+        norm2 += static_cast<double>(exact[i]) * exact[i];
+      }
+      max_norm = std::max(max_norm, std::sqrt(norm2));
+    }
+    dev.upload(host);
+    return max_norm;
+  }
+  /// The M x N valid elements of a pitched C, as floats.
+  std::vector<float> compact(const std::vector<bf16>& pitched) const {
+    std::vector<float> out(static_cast<std::size_t>(M) * N);
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c)
+        out[static_cast<std::size_t>(r) * N + c] =
+            __bfloat162float(pitched[static_cast<std::size_t>(r) * ldc + c]);
+    return out;
+  }
+
+  int M, N, K, lda, ldb, ldc, sm_count;
+  tut::DeviceBuffer<bf16> d_a, d_b, d_c;
+  tut::ErrorWord error;
+  std::vector<float> want;
+  std::string oracle;
+  double bound = 0.0, abs_tol = 0.0, rel_tol = 0.0;
+  cublasHandle_t blas = nullptr;
+  CUtensorMap map_a64{}, map_a128{}, map_b256{}, map_b128{}, map_c64{};
+};
+
+// ---------------------------------------------------------------------------------------------
+// The variant registry, in reading order
+// ---------------------------------------------------------------------------------------------
+inline std::vector<tut::Variant<Problem>> variants() {
+  tut::VariantList<Problem> v;
+  v.add("step1_mma_sync", "1 mma.sync + cp.async 4-stage",
+        "128x128x32 tiles, 8 warps of mma.sync m16n8k16 fed by ldmatrix from a cp.async ring",
+        [](Problem& p, cudaStream_t s) { launch_step1(p.args(), s); });
+  v.add("step2_wgmma", "2 wgmma + TMA, 1 warpgroup",
+        "64x256x64 tiles, wgmma m64n256k16 from 128-byte swizzled TMA tiles, 4 slots",
+        [](Problem& p, cudaStream_t s) {
+          launch_step2_kernel(gemm_step2_wgmma_kernel, p.map_a64, p.map_b256, p.args(), s);
+        });
+  v.add("step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
+        "128x256x64 tiles, producer warp + 2 consumer warpgroups, full/empty ring, setmaxnreg",
+        [](Problem& p, cudaStream_t s) {
+          launch_step3_kernel(gemm_step3_warp_specialized_kernel, p.map_a128, p.map_b256,
+                              p.args(), s);
+        });
+  v.add("step4_cluster_multicast", "4 2-block cluster, B multicast",
+        "step 3 in 2-block clusters: each block multicasts half of B, remote slot-free arrivals",
+        [](Problem& p, cudaStream_t s) { launch_step4(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step5_persistent_tma_store", "5 persistent, grouped, TMA store",
+        "step 4 persistent over tile pairs in groups of 8, 3 slots, epilogue by TMA store",
+        [](Problem& p, cudaStream_t s) {
+          launch_step5_kernel(gemm_step5_persistent_kernel, p.map_a128, p.map_b128, p.map_c64,
+                              p.args(), p.sm_count, s);
+        });
+  v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
+        "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
+        [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })
+      .is_ceiling = true;
+  v.add("neg_wrong_swizzle", "BUG: descriptor without swizzle",
+        "step 2 whose wgmma descriptors say no swizzle over 128-byte swizzled tiles; must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step2_kernel(gemm_neg_wrong_swizzle_kernel, p.map_a64, p.map_b256, p.args(), s);
+        })
+      .negative = true;
+  v.add("neg_missing_wait", "BUG: slot released before wgmma.wait_group",
+        "step 3 handing each slot back right after issuing its MMAs, before they read it; "
+        "must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step3_kernel(gemm_neg_missing_wait_kernel, p.map_a128, p.map_b256, p.args(), s);
+        })
+      .negative = true;
+  v.add("neg_parity_lap2", "BUG: full-barrier parity fixed at 0",
+        "step 3 whose consumers wait on parity 0 every lap: wrong from the second lap; "
+        "must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step3_kernel(gemm_neg_parity_kernel, p.map_a128, p.map_b256, p.args(), s);
+        })
+      .negative = true;
+  return v.list;
+}
+
+}  // namespace ch16

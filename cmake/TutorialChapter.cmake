@@ -1,5 +1,5 @@
-# tutorial_add_chapter(<name> [MIN_ARCH <sm>] [ARCHS <arch>...] [SOURCES <files>...]
-#                      [LIBRARIES <libs>...])
+# tutorial_add_chapter(<name> [MIN_ARCH <sm>] [MIN_CUDA <version>] [ARCHS <arch>...]
+#                      [SOURCES <files>...] [LIBRARIES <libs>...])
 #
 # Adds one chapter, defined in the calling chapters/NN_topic/ directory:
 #   - the executable <name> (e.g. ch01_sync_shared_loads) in build/bin/, built from main.cu;
@@ -14,8 +14,17 @@
 # MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
 # (sm_90 when none are). ARCHS overrides the architectures of the binary, its GPU tests and its
 # exercise (e.g. 90a-real for sm_90a-only instructions); the PTX listings keep MIN_ARCH's list.
+# MIN_CUDA 12.8 states the oldest toolkit whose nvcc can build the chapter (e.g. the
+# .shared::cta forms of cp.async.bulk need PTX ISA 8.6, CUDA 12.8); with an older nvcc the
+# chapter is left out at configure time with a message saying so, instead of a ptxas error.
 function(tutorial_add_chapter name)
-  cmake_parse_arguments(ARG "" "MIN_ARCH" "SOURCES;LIBRARIES;ARCHS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MIN_ARCH;MIN_CUDA" "SOURCES;LIBRARIES;ARCHS" ${ARGN})
+  if(ARG_MIN_CUDA AND CMAKE_CUDA_COMPILER_VERSION VERSION_LESS ARG_MIN_CUDA)
+    message(WARNING "${name} is skipped: it needs CUDA ${ARG_MIN_CUDA} or newer; this nvcc is "
+                    "${CMAKE_CUDA_COMPILER_VERSION}")
+    set_property(GLOBAL APPEND PROPERTY TUTORIAL_SKIPPED_CHAPTERS ${name})
+    return()
+  endif()
   if(NOT ARG_SOURCES)
     set(ARG_SOURCES main.cu)
   endif()

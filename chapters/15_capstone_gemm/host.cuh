@@ -109,7 +109,7 @@ inline std::vector<std::uint64_t> check_sizes() { return {1, 17, 129, 255, 384, 
 
 /// Tolerance: |got - want| <= (K + 1) * 2^-20. The inputs lie in [-1, 1), so each of the K
 /// fp32 rounding steps of an accumulation is off by at most 2^-24 of the partial sum, and with
-/// random signs these errors add up like a random walk, to about K * 2^-24 in all: the bound
+/// random signs these errors add up like a random walk, to the order of K * 2^-24: the bound
 /// leaves a factor of about 16 for any fp32 summation order. A wrong element is off by O(1).
 /// TF32 inputs (10 explicit mantissa bits) are off by up to 2^-11 each, and that error grows
 /// like sqrt(K) while the bound grows like K: TF32 is caught most easily at small K. The test

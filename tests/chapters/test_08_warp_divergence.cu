@@ -1,11 +1,12 @@
 // GPU tests for chapter 08: every way of issuing the copies of a warp slice (converged,
 // divergent, divergent + __syncwarp, sized, zero-fill) at edge sizes and occupancies against
-// the CPU reference; the seed's literal half-warp kernel must fail.
+// the CPU reference; the literal half-warp kernel (negative) must fail; the largest check size
+// gives the lap check 3+ laps of the ring.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -56,6 +57,15 @@ TEST(Ch08Negative, HalfWarpCopyIsCaught) {
     // never staged: positions 8-15 and 24-31 of slice 0 (16) and 8-15, 24-30 of slice 1 (15)
     EXPECT_EQ(r.mismatches, 31u * 4) << "exactly the chunks of the idle lanes";
   }
+}
+
+TEST(Ch08Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
+  // Host arithmetic: the harness's lap check runs the largest check size on kLapCheckBlocks (2) blocks; each
+  // must refill every slot of the 4-slot ring at least 3 times.
+  std::uint64_t largest = 0;
+  for (std::uint64_t s : ch08::kCheckSizes) largest = s > largest ? s : largest;
+  const std::uint64_t tiles = (largest / 16 + ch08::TILE_CHUNKS - 1) / ch08::TILE_CHUNKS;
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch08::STAGES), 3u);
 }
 
 TEST(Ch08Reference, ReverseSlicesOnAKnownInput) {

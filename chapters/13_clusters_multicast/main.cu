@@ -1,6 +1,9 @@
 // Chapter 13 driver: builds the chapter description and hands it to the harness.
-// The lesson is in kernels.cuh and README.md.
-#include "kernels.cuh"
+// The lesson is in kernels.cuh (v0, v3), more_kernels.cuh (v1, v2, v4, v5, v9) and README.md;
+// host.cuh holds the Problem and the variant list.
+#include "kernels.cuh"  // first, and by its short name: an exercise copy finds its own
+#include "chapters/13_clusters_multicast/more_kernels.cuh"
+#include "chapters/13_clusters_multicast/host.cuh"
 
 int main(int argc, char** argv) {
   tut::Chapter<ch13::Problem> ch;
@@ -12,11 +15,13 @@ int main(int argc, char** argv) {
   ch.size_multiple = 16;
   ch.max_size = 16ull << 30;
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
-  // Part of one row (one cluster, 3 idle blocks); a row minus 16 B; rows + a ragged tail
-  // that ends inside a tile; more rows than one cluster; many clusters.
-  ch.check_sizes = {16, 65536 - 16, 5 * 65536 + 8192 + 48, 9 * 65536 + 16, 8u << 20};
+  ch.check_sizes = ch13::kCheckSizes;  // why these: host.cuh
   ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = ch13::variants();
+  // The lesson: one multicast per table tile for a cluster of 4, against every block loading
+  // the table itself (both one block per row, the same grid).
+  ch.tour_lesson = "v3_multicast_ptx";
+  ch.tour_baseline = "v0_bulk";
   ch.after_table = [](const tut::RunConfig&, cudaStream_t, const std::string&) {
     std::printf("largest cluster for the multicast kernel (256 threads, 64 KiB smem): %d "
                 "portable, %d with cudaFuncAttributeNonPortableClusterSizeAllowed\n",

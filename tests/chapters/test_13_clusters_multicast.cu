@@ -4,6 +4,9 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
+#include "chapters/13_clusters_multicast/more_kernels.cuh"
+#include "chapters/13_clusters_multicast/host.cuh"
+#include "common/launch.cuh"
 #include "variant_test.cuh"
 
 namespace {
@@ -32,6 +35,24 @@ INSTANTIATE_TEST_SUITE_P(Ch13, Positive,
                          ::testing::Values("v0_bulk", "v1_dsmem_pull", "v2_st_async",
                                            "v3_multicast_ptx", "v4_multicast_cccl",
                                            "v5_dsmem_push"));
+
+// One cluster walking every row group: the harness's lap check, per variant (64 laps).
+TEST_P(Positive, MatchesReferenceWhenTheRingWraps) {
+  SKIP_UNLESS_GPU(9, 0);
+  tut::ScopedGridCap one_cluster(2);  // rounded to a whole cluster of 4
+  const tut::VerifyResult r = run_variant(GetParam(), ch13::kCheckSizes.back());
+  EXPECT_TRUE(r.ok()) << r.summary() << "\n" << r.details();
+}
+
+// Host only: at the largest check size, one cluster's blocks lap the ring at least 3 times.
+TEST(Ch13Laps, LargestCheckSizeLapsTheRing) {
+  EXPECT_GE(ch13::ring_laps(ch13::kCheckSizes.back(), 1), 3u);
+  EXPECT_EQ(tut::apply_grid_cap(ch13::cluster_grid(ch13::kCheckSizes.back() / 4), ch13::CLUSTER),
+            ch13::cluster_grid(ch13::kCheckSizes.back() / 4));  // no cap outside the lap check
+  tut::ScopedGridCap two(2);
+  EXPECT_EQ(tut::apply_grid_cap(ch13::cluster_grid(ch13::kCheckSizes.back() / 4), ch13::CLUSTER),
+            static_cast<unsigned>(ch13::CLUSTER));  // the lap check: one whole cluster
+}
 
 TEST(Ch13Negative, MaskMissingARankIsCaught) {
   SKIP_UNLESS_GPU(9, 0);

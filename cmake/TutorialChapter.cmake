@@ -102,17 +102,7 @@ function(tutorial_add_chapter name)
             -P ${PROJECT_SOURCE_DIR}/cmake/check_skip.cmake)
   set_tests_properties(${name}_skips PROPERTIES LABELS "chapter;cli")
 
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/exercise/kernels.cuh)
-    if(TUTORIAL_BUILD_EXERCISES)
-      tutorial_add_exercise(${name} "${bin_archs}" "${ARG_SOURCES}" "${ARG_LIBRARIES}")
-    endif()
-    if(Python3_Interpreter_FOUND)
-      add_test(NAME ${name}_exercise_in_sync
-        COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/make_exercise.py --check
-                ${CMAKE_CURRENT_SOURCE_DIR}/kernels.cuh ${CMAKE_CURRENT_SOURCE_DIR}/exercise/kernels.cuh)
-      set_tests_properties(${name}_exercise_in_sync PROPERTIES LABELS "inspect")
-    endif()
-  endif()
+  tutorial_add_exercise(${name} "${bin_archs}" "${archs}" "${ARG_SOURCES}" "${ARG_LIBRARIES}")
 
   set(expect ${CMAKE_CURRENT_SOURCE_DIR}/asm_expect.txt)
   if(NOT EXISTS ${expect})
@@ -146,22 +136,88 @@ function(tutorial_cuda_flags target)
     $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
 endfunction()
 
-# The exercise twin of a chapter: chapters/NN_topic/exercise/kernels.cuh (generated from the
-# solution's EXERCISE-BEGIN/END regions by tools/make_exercise.py, and committed), built as
-# <name>_exercise from exercise/main.cu, a generated copy of main.cu (a quoted #include looks
-# in the including file's directory first, so the copy picks up the exercise header). CTest: <name>_exercise_unsolved_fails (label "exercise", not in the default preset)
-# requires the unsolved exercise to FAIL the chapter's own check on a GPU.
-function(tutorial_add_exercise name archs sources libraries)
-  set(exercise_dir ${CMAKE_CURRENT_SOURCE_DIR}/exercise)
-  list(TRANSFORM sources PREPEND ${exercise_dir}/)  # the copies of main.cu etc. beside it
-  add_executable(${name}_exercise ${sources})
-  target_include_directories(${name}_exercise PRIVATE ${exercise_dir})
-  target_link_libraries(${name}_exercise PRIVATE tutorial_common ${libraries})
-  set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${archs}")
-  tutorial_cuda_flags(${name}_exercise)
-  add_test(NAME ${name}_exercise_unsolved_fails
-    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}_exercise>
-            -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_fails.cmake)
-  set_tests_properties(${name}_exercise_unsolved_fails PROPERTIES
-    LABELS "exercise" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
+# A chapter's exercise is made from its solution: tools/exercise.py turns the
+# EXERCISE-BEGIN/END regions of the chapter's files into TODO gaps and copies the rest.
+#   - A student's copy, exercises/NN_topic/ (tools/exercise.py new NN; not tracked by git), is
+#     built as <name>_exercise from its own main.cu (a quoted #include looks in the including
+#     file's folder first, so it picks up the copy's kernels). CTest <name>_exercise (label
+#     "student", outside the default test preset) runs it with --check-only, like the chapter.
+#   - <name>_exercise_compiles (label "inspect", in CI) generates the exercise into the build
+#     folder and compiles it to PTX: every exercise as shipped compiles.
+#   - With TUTORIAL_BUILD_EXERCISES=ON, <name>_exercise_unsolved is the generated exercise
+#     built for the GPU, and <name>_exercise_unsolved_fails (label "exercise", the GPU job)
+#     requires it to FAIL the chapter's check: the gaps are real.
+function(tutorial_add_exercise name bin_archs ptx_archs sources libraries)
+  get_filename_component(topic ${CMAKE_CURRENT_SOURCE_DIR} NAME)  # NN_topic
+  if(NOT Python3_Interpreter_FOUND)
+    return()
+  endif()
+  file(GLOB chapter_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cu
+       ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh ${CMAKE_CURRENT_SOURCE_DIR}/*.h
+       ${CMAKE_CURRENT_SOURCE_DIR}/*.hpp ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  set(has_gaps "")
+  foreach(f IN LISTS chapter_files)
+    file(STRINGS ${f} gap REGEX "// EXERCISE-BEGIN:" LIMIT_COUNT 1)
+    if(gap)
+      set(has_gaps TRUE)
+    endif()
+  endforeach()
+
+  # The student's copy, when there is one (configure again after making it).
+  set(student_dir ${PROJECT_SOURCE_DIR}/exercises/${topic})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/exercises)
+  if(EXISTS ${student_dir}/main.cu)
+    set(student_sources ${sources})
+    list(TRANSFORM student_sources PREPEND ${student_dir}/)
+    add_executable(${name}_exercise ${student_sources})
+    target_include_directories(${name}_exercise PRIVATE ${student_dir})
+    target_link_libraries(${name}_exercise PRIVATE tutorial_common ${libraries})
+    set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+    tutorial_cuda_flags(${name}_exercise)
+    add_test(NAME ${name}_exercise COMMAND ${name}_exercise --check-only)
+    set_tests_properties(${name}_exercise PROPERTIES LABELS "student" SKIP_RETURN_CODE 77)
+  endif()
+
+  if(NOT has_gaps)
+    return()
+  endif()
+  # CI: the exercise as shipped compiles (device and host code through nvcc's front end).
+  list(GET ptx_archs 0 first_arch)
+  string(REGEX MATCH "^[0-9]+a?" first_arch "${first_arch}")
+  add_test(NAME ${name}_exercise_compiles
+    COMMAND ${CMAKE_COMMAND} -DPYTHON=${Python3_EXECUTABLE}
+            -DTOOL=${PROJECT_SOURCE_DIR}/tools/exercise.py -DTOPIC=${topic}
+            -DOUT=${CMAKE_BINARY_DIR}/exercise-check -DNVCC=${CMAKE_CUDA_COMPILER}
+            -DARCH=${first_arch} -DROOT=${PROJECT_SOURCE_DIR}
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_compiles.cmake)
+  set_tests_properties(${name}_exercise_compiles PROPERTIES LABELS "inspect")
+
+  # GPU job: the unsolved exercise, generated at build time, must fail its check.
+  if(TUTORIAL_BUILD_EXERCISES)
+    set(unsolved_parent ${CMAKE_BINARY_DIR}/exercises-unsolved)
+    set(unsolved_files "")
+    foreach(f IN LISTS chapter_files)
+      get_filename_component(f_name ${f} NAME)
+      list(APPEND unsolved_files ${unsolved_parent}/${topic}/${f_name})
+    endforeach()
+    add_custom_command(OUTPUT ${unsolved_files}
+      COMMAND ${CMAKE_COMMAND} -E rm -rf ${unsolved_parent}/${topic}
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/exercise.py new ${topic}
+              --into ${unsolved_parent}
+      DEPENDS ${chapter_files} ${PROJECT_SOURCE_DIR}/tools/exercise.py
+      COMMENT "Unsolved exercise of ${name}"
+      VERBATIM)
+    set(unsolved_sources ${sources})
+    list(TRANSFORM unsolved_sources PREPEND ${unsolved_parent}/${topic}/)
+    add_executable(${name}_exercise_unsolved ${unsolved_sources})
+    target_include_directories(${name}_exercise_unsolved PRIVATE ${unsolved_parent}/${topic})
+    target_link_libraries(${name}_exercise_unsolved PRIVATE tutorial_common ${libraries})
+    set_target_properties(${name}_exercise_unsolved PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+    tutorial_cuda_flags(${name}_exercise_unsolved)
+    add_test(NAME ${name}_exercise_unsolved_fails
+      COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}_exercise_unsolved>
+              -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_fails.cmake)
+    set_tests_properties(${name}_exercise_unsolved_fails PROPERTIES
+      LABELS "exercise" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
+  endif()
 endfunction()

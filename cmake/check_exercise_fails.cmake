@@ -1,5 +1,5 @@
 # An unsolved exercise must fail the chapter's own check (exit 1): the gaps are real.
-# Usage: cmake -DEXE=<chNN_topic_exercise> -P check_exercise_fails.cmake
+# Usage: cmake -DEXE=<chNN_topic_exercise_unsolved> -P check_exercise_fails.cmake
 execute_process(COMMAND ${EXE} --check-only --seed=11
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
 if(rc EQUAL 77)

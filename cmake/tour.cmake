@@ -1,97 +1,47 @@
-# The tour: run every chapter at full size, then print one consolidated table.
-# Usage: cmake -DBIN_DIR=... -DRESULTS_DIR=... -DCHAPTERS=ch00_x,ch01_y,... -P tour.cmake
-# A chapter that exits 77 (no suitable GPU) is listed as skipped; any other non-zero exit
-# fails the tour after all chapters have run.
+# The tour: run every chapter at full size, then print one summary of each chapter's point.
+# Usage: cmake -DBIN_DIR=... -DRESULTS_DIR=... -DCHAPTERS=ch00_x,ch01_y,... -DPYTHON=...
+#              -DSUMMARY_SCRIPT=tools/tour_summary.py -DPLOT_SCRIPT=tools/plot_results.py
+#              -P tour.cmake
+# Each chapter writes RESULTS_DIR/<chapter>.json; tour_status.txt records each exit code, so
+# the summary (tools/tour_summary.py, which also writes tour.json) lists chapters that skipped
+# (77: no suitable GPU) or failed. Any exit other than 0 or 77 fails the tour after all
+# chapters have run.
 string(REPLACE "," ";" CHAPTERS "${CHAPTERS}")
 file(MAKE_DIRECTORY ${RESULTS_DIR})
-set(summary "")
+set(status_file ${RESULTS_DIR}/tour_status.txt)
+file(WRITE ${status_file} "")
 set(failed "")
-set(all_json "")
-set(baseline_rate "")
 foreach(ch IN LISTS CHAPTERS)
   message("\n================ ${ch} ================")
   set(json ${RESULTS_DIR}/${ch}.json)
-  file(REMOVE ${json})
+  file(REMOVE ${json})  # this tour's results only
   execute_process(COMMAND ${BIN_DIR}/${ch} --json=${json}
     RESULT_VARIABLE rc ECHO_OUTPUT_VARIABLE ECHO_ERROR_VARIABLE
     OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(why "")
   if(rc EQUAL 77)
     string(REGEX MATCH "SKIP: [^\n]*" why "${out}")
-    string(REGEX REPLACE "^SKIP: [^ ]+ " "" why "${why}")
-    list(APPEND summary "${ch}|-|-|-|-|SKIP (${why})")
-    continue()
-  endif()
-  if(NOT rc EQUAL 0 OR NOT EXISTS ${json})
+    string(REGEX REPLACE "^SKIP: " "" why "${why}")
+  elseif(NOT rc EQUAL 0)
     list(APPEND failed ${ch})
-    list(APPEND summary "${ch}|-|-|-|-|FAIL (exit ${rc})")
-    continue()
   endif()
-  file(READ ${json} text)
-  list(APPEND all_json "${text}")
-  string(JSON metric GET "${text}" metric)
-  string(JSON nrows LENGTH "${text}" rows)
-  set(best_rate 0)
-  set(best_name "-")
-  set(best_pct 0)
-  math(EXPR last "${nrows} - 1")
-  foreach(i RANGE ${last})
-    string(JSON rate GET "${text}" rows ${i} rate)
-    string(JSON passed GET "${text}" rows ${i} passed)
-    string(JSON negative GET "${text}" rows ${i} negative)
-    string(JSON name GET "${text}" rows ${i} name)
-    string(JSON pct GET "${text}" rows ${i} pct_of_ceiling)
-    string(JSON is_ceiling ERROR_VARIABLE no_flag GET "${text}" rows ${i} is_ceiling)
-    if(is_ceiling STREQUAL "ON" OR is_ceiling STREQUAL "true")
-      continue()  # the yardstick itself (cuBLAS, the memcpy) is not a lesson's result
-    endif()
-    if(passed AND NOT negative AND rate GREATER best_rate)
-      set(best_rate ${rate})
-      set(best_name "${name}")
-      set(best_pct ${pct})
-    endif()
-  endforeach()
-  # CMake arithmetic is integer-only: keep the integer parts.
-  string(REGEX REPLACE "[.].*" "" rate_int "${best_rate}")
-  string(REGEX REPLACE "[.].*" "" pct_int "${best_pct}")
-  # The baseline: chapter 01's synchronous tile copy at 1 block per SM (v1_stream_low), the
-  # case the asynchronous techniques of later chapters set out to fix.
-  if(ch MATCHES "^ch01_")
-    foreach(i RANGE ${last})
-      string(JSON key GET "${text}" rows ${i} key)
-      if(key STREQUAL "v1_stream_low")
-        string(JSON baseline_rate GET "${text}" rows ${i} rate)
-        string(REGEX REPLACE "[.].*" "" baseline_rate "${baseline_rate}")
-      endif()
-    endforeach()
-  endif()
-  set(vs "-")
-  if(baseline_rate GREATER 0 AND metric STREQUAL "GB/s")
-    math(EXPR vs_x100 "${rate_int} * 100 / ${baseline_rate}")
-    math(EXPR vs_whole "${vs_x100} / 100")
-    math(EXPR vs_frac "${vs_x100} % 100")
-    if(vs_frac LESS 10)
-      set(vs_frac "0${vs_frac}")
-    endif()
-    set(vs "${vs_whole}.${vs_frac}x")
-  endif()
-  list(APPEND summary "${ch}|${best_name}|${rate_int} ${metric}|${pct_int}%|${vs}|PASS")
+  string(REPLACE "\t" " " why "${why}")
+  file(APPEND ${status_file} "${ch}\t${rc}\t${why}\n")
 endforeach()
-
-string(JOIN ",\n" joined ${all_json})
-file(WRITE ${RESULTS_DIR}/tour.json "[\n${joined}\n]\n")
 
 message("\n================ tour summary ================")
-message("chapter | best variant | rate | % of ceiling | vs ch01 sync at 1 block/SM | check")
-foreach(line IN LISTS summary)
-  string(REPLACE "|" " | " line "${line}")
-  message("${line}")
-endforeach()
-message("all results: ${RESULTS_DIR}/tour.json")
-# Plots, when python3 with matplotlib is there (optional: the tour never fails for want of it).
-if(PYTHON AND all_json)
+if(PYTHON)
+  execute_process(COMMAND ${PYTHON} ${SUMMARY_SCRIPT} ${RESULTS_DIR} --out ${RESULTS_DIR}/tour.json
+    RESULT_VARIABLE summary_rc)
+  if(NOT summary_rc EQUAL 0)
+    message(WARNING "tools/tour_summary.py failed (${summary_rc})")
+  endif()
+  # Plots, when matplotlib is there (optional: the tour never fails for want of it).
   execute_process(COMMAND ${PYTHON} ${PLOT_SCRIPT} ${RESULTS_DIR} ${RESULTS_DIR}/plots
     RESULT_VARIABLE plot_rc OUTPUT_VARIABLE plot_out ERROR_VARIABLE plot_err)
   message("plots: ${plot_out}${plot_err}")
+else()
+  message("python3 was not found: no summary table; each chapter's JSON is in ${RESULTS_DIR}")
 endif()
 if(failed)
   message(FATAL_ERROR "chapters that failed: ${failed}")

@@ -8,6 +8,8 @@ Writes, for whichever chapters' JSON is present:
   alignment.png            chapter 09: GB/s of each alignment case
   tma_vs_cp_async.png      chapters 11 and 12: TMA and cp.async variants, % of the ceiling
   gemm_ladder.png          chapter 15: GFLOP/s of each step by size, with cuBLAS
+  tensor_core_gemm.png     chapter 16: the same for the tensor-core GEMM steps
+(the GEMM figures read <chapter>.json.sweep.json: {"sweep": [{"variant", "size", "gflops"}]})
 matplotlib is optional: without it the script says so and exits 0.
 """
 import argparse
@@ -83,8 +85,10 @@ def bars(plt, doc_list, title, path, note, value="rate", ylabel="GB/s"):
     return path
 
 
-def gemm_ladder(plt, folder, out, note):
-    doc = load(folder, "ch15_*.json.sweep.json")
+def gemm_ladder(plt, folder, out, note, chapter="ch15", file_name="gemm_ladder.png",
+                title="Chapter 15: the SGEMM ladder against cuBLAS (TF32 off)",
+                ylabel="TFLOP/s (fp32)"):
+    doc = load(folder, f"{chapter}_*.json.sweep.json")
     if not doc or "sweep" not in doc:
         return None
     fig, ax = plt.subplots(figsize=(7, 4.2))
@@ -97,12 +101,12 @@ def gemm_ladder(plt, folder, out, note):
                 linestyle="--" if "cublas" in variant else "-")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("M = N = K")
-    ax.set_ylabel("TFLOP/s (fp32)")
-    ax.set_title("Chapter 15: the SGEMM ladder against cuBLAS (TF32 off)")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=7)
     footer(fig, note)
     fig.tight_layout(rect=(0, 0.03, 1, 1))
-    path = os.path.join(out, "gemm_ladder.png")
+    path = os.path.join(out, file_name)
     fig.savefig(path, dpi=120)
     return path
 
@@ -132,6 +136,10 @@ def main():
                          os.path.join(args.out_dir, "tma_vs_cp_async.png"), args.title,
                          value="pct_of_ceiling", ylabel="% of cudaMemcpyAsync D2D (same run)"))
     made.append(gemm_ladder(plt, args.json_dir, args.out_dir, args.title))
+    made.append(gemm_ladder(plt, args.json_dir, args.out_dir, args.title, chapter="ch16",
+                            file_name="tensor_core_gemm.png",
+                            title="Chapter 16: tensor-core GEMM steps against cuBLAS",
+                            ylabel="TFLOP/s"))
     for path in made:
         if path:
             print(f"wrote {path}")

@@ -51,7 +51,7 @@ pack() {
 }
 trap pack EXIT
 
-{ nvidia-smi; nvcc --version; cmake --version | head -1; date -u; } > "$LOGS/environment.txt" 2>&1
+{ nvidia-smi; nvcc --version; cmake --version | head -1; echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; date -u; } > "$LOGS/environment.txt" 2>&1
 
 # 1. build
 if ! want build; then note "build: not requested"

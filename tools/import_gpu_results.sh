@@ -1,54 +1,88 @@
 #!/usr/bin/env bash
-# Import one GPU run (the results.tar.gz that tools/gpu_check.sh leaves in $OUT) into
-# docs/results/<name>/, so nobody has to rerun a GPU job to see a number.
-# Usage: tools/import_gpu_results.sh <results.tar.gz> <name> "<command that produced it>"
+# Import one GPU job (the results.tar.gz that tools/gpu_check.sh leaves in $OUT) as the
+# reference run in docs/results/h200/, replacing the previous run's files and keeping notes/
+# (the chapters' investigation notes, written by hand). Then tools/refresh_results.sh
+# regenerates every README table and plot from it.
+# Usage: tools/import_gpu_results.sh <results.tar.gz> "<command that produced it>" [<commit>]
+#   <commit> defaults to the one the job recorded (git rev-parse HEAD where it ran), else to
+#   this checkout's HEAD.
+# Env:   RESULTS_DIR=docs/results/<gpu> to import a run of another GPU elsewhere.
+#
+# Layout of the result folder:
+#   RUN.md      GPU, date, commit, command, and what each file is
+#   json/       each chapter's --json output (and <chapter>.json.sweep.json of its sweeps)
+#   tour.json   the tour summary (tools/tour_summary.py) with every chapter's JSON
+#   plots/      the figures (tools/plot_results.py; written by tools/refresh_results.sh)
+#   profile.md  Nsight Compute counters per variant (when the job profiled), ncu/ the CSVs
+#   logs/       the job's summary, CTest and sanitizer logs, each chapter's full-size output
+#   notes/      per-chapter investigation notes (kept across imports)
 set -euo pipefail
-tarball=$1; name=$2; command=$3
+tarball=$1; command=$2
 root=$(cd "$(dirname "$0")/.." && pwd)
-dest=$root/docs/results/$name
+dest=${RESULTS_DIR:-$root/docs/results/h200}
 tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 tar -xzf "$tarball" -C "$tmp"
+# The commit: as given, else as the GPU job recorded it, else this checkout's HEAD.
+job_commit=$(sed -n 's/^commit: //p' "$tmp/logs/environment.txt" 2>/dev/null | grep -v unknown || true)
+commit=${3:-${job_commit:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}}
+
+# The previous run goes; its notes stay.
+mkdir -p "$dest"
+rm -rf "$dest/json" "$dest/plots" "$dest/logs" "$dest/ncu" "$dest/tour.json" "$dest/RUN.md" \
+       "$dest/profile.md"
 mkdir -p "$dest/json" "$dest/logs"
+
 cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true
-# Profiling output (profile step): ncu CSVs, the summary tables, chapter ncu scripts' output.
-if [ -d "$tmp/json/ncu" ]; then mkdir -p "$dest/ncu"; cp "$tmp"/json/ncu/*.csv "$dest/ncu/"; fi
-cp "$tmp"/json/*.md "$tmp"/json/*.txt "$dest/" 2>/dev/null || true
-# Probes: keep the head of each synccheck log (the first reports say what was flagged).
-for f in "$tmp"/logs/probe.*.log; do [ -f "$f" ] && head -60 "$f" > "$dest/logs/$(basename "$f")"; done
-for f in summary.txt environment.txt ctest.log; do  # a profile-only run has no ctest.log
-  [ -f "$tmp/logs/$f" ] && cp "$tmp/logs/$f" "$dest/logs/"
-done
-cp "$tmp"/logs/ctest-exercises.log "$dest/logs/" 2>/dev/null || true
-# The tour (tour step): its log ends with the summary table; tour.json holds every chapter.
+# The tour step's per-chapter JSON (full size, as README.md runs it) where the full step has none.
 if [ -d "$tmp/json/tour" ]; then
-  mkdir -p "$dest/tour"
-  cp "$tmp"/json/tour/tour.json "$dest/tour/" 2>/dev/null || true
-  cp "$tmp"/json/tour/ch*.json "$dest/json/" 2>/dev/null || true  # each chapter at full size
-  cp -r "$tmp"/json/tour/plots "$dest/tour/" 2>/dev/null || true
+  for f in "$tmp"/json/tour/ch*.json; do
+    [ -f "$f" ] && [ ! -f "$dest/json/$(basename "$f")" ] && cp "$f" "$dest/json/"
+  done
   cp "$tmp"/logs/tour.log "$dest/logs/" 2>/dev/null || true
 fi
-for f in "$tmp"/logs/*.full.log; do [ -f "$f" ] && cp "$f" "$dest/logs/"; done
+# Profiling output (profile step): the summary tables, ncu CSVs, chapter ncu scripts' output.
+[ -f "$tmp/json/profile.md" ] && cp "$tmp/json/profile.md" "$dest/"
+if [ -d "$tmp/json/ncu" ]; then mkdir -p "$dest/ncu"; cp "$tmp"/json/ncu/*.csv "$dest/ncu/" 2>/dev/null || true; fi
+cp "$tmp"/json/*.txt "$dest/logs/" 2>/dev/null || true
+# Probes: keep the head of each synccheck log (the first reports say what was flagged).
+for f in "$tmp"/logs/probe.*.log; do [ -f "$f" ] && head -60 "$f" > "$dest/logs/$(basename "$f")"; done
+for f in summary.txt environment.txt ctest.log ctest-exercises.log; do
+  [ -f "$tmp/logs/$f" ] && cp "$tmp/logs/$f" "$dest/logs/"
+done
+for f in "$tmp"/logs/*.full.log "$tmp"/logs/arch80.*.log; do [ -f "$f" ] && cp "$f" "$dest/logs/"; done
 # Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
 grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
   | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
-gpu=$(python3 -c "import json,glob,sys; f=sorted(glob.glob(sys.argv[1]+'/json/ch*.json')+glob.glob(sys.argv[1]+'/json/tour/ch*.json'))[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$tmp" 2>/dev/null || grep -m1 -oE "NVIDIA H[0-9]+" "$tmp/logs/environment.txt")
-date_run=$(tail -1 "$tmp/logs/environment.txt")
+
+# The tour summary, from the JSON now in place.
+python3 "$root/tools/tour_summary.py" "$dest/json" --out "$dest/tour.json" > "$dest/logs/tour-summary.txt" || true
+
+gpu=$(python3 -c "import json,glob,sys; f=sorted(p for p in glob.glob(sys.argv[1]+'/ch*.json') if p.count('.json')==1)[0]; d=json.load(open(f))['device']; print(f\"{d['name']} (CC {d['cc']}, {d['sms']} SMs, driver {d['driver']}, runtime {d['runtime']})\")" "$dest/json" 2>/dev/null \
+      || grep -m1 -oE "NVIDIA H[0-9]+" "$tmp/logs/environment.txt" || echo "GPU")
+date_run=$(tail -1 "$tmp/logs/environment.txt" 2>/dev/null || date -u)
 cat > "$dest/RUN.md" <<EOT
-# GPU run $name
+# Reference run: $(basename "$dest")
 
-gpu: ${gpu:-GPU}
+gpu: ${gpu}
 date: ${date_run}
-command: $command
+commit: ${commit}
+command: ${command}
 
-- \`logs/summary.txt\`: the script's summary (build, ctest, each chapter's exit code, sanitizer)
-- \`logs/ctest.log\`: the full CTest output on the GPU (GPU tests ran, not skipped)
-- \`logs/<chapter>.full.log\`: each chapter's full-size output
+Every table in the chapter READMEs and every figure in plots/ comes from this run
+(\`tools/refresh_results.sh\` regenerates them from the files here).
+
+- \`json/\`: each chapter's \`--json\` output, and \`<chapter>.json.sweep.json\` for its sweeps
+- \`tour.json\`: the tour summary (each chapter's lesson against its baseline) with every
+  chapter's JSON; \`logs/tour-summary.txt\` is the same as a table
+- \`plots/\`: the figures the READMEs show
+- \`profile.md\`, \`ncu/\` (when profiled): Nsight Compute counters per variant
+- \`logs/summary.txt\`: the job's summary (build, CTest, each chapter's exit code, arch80,
+  sanitizers); \`logs/ctest.log\`: the full CTest output on the GPU
+- \`logs/<chapter>.full.log\`: each chapter's full-size output; \`logs/arch80.*\`: the sm_80-only
+  build on this GPU
 - \`logs/sanitizer-summary.txt\`: compute-sanitizer memcheck/racecheck/synccheck/initcheck
-- \`json/\`: each chapter's \`--json\` output (tables and plots are made from these)
-- \`profile.md\`, \`ncu/\`, \`*.txt\` (when profiled): Nsight Compute counters per variant
 - \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
-- \`logs/tour.log\`, \`tour/\` (when the tour ran): \`cmake --workflow --preset tour\`'s output,
-  ending with the summary table, and its tour.json (each chapter's JSON is in json/)
+- \`notes/\`: per-chapter investigation notes
 EOT
-rm -rf "$tmp"
-echo "imported into $dest"
+echo "imported into $dest; now run tools/refresh_results.sh"

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Turn the chapters' JSON results into the markdown tables the READMEs show.
 
-    tools/results_to_md.py --results docs/results/<run> [--apply] [--only ch11,ch12]
+    tools/results_to_md.py --results docs/results/h200 [--apply] [--only ch11,ch12]
 
 <run>/json/<chapter>.json are the files written by `<chapter> --json=...` (tools/gpu_check.sh
-collects them). <run>/RUN.md names the GPU, date and command of the run. With --apply, each
+collects them, tools/import_gpu_results.sh puts them here). <run>/RUN.md names the GPU, date,
+commit and command of the run. tools/refresh_results.sh runs this with --apply. With --apply, each
 chapters/NN_topic/README.md gets its table between the markers
     <!-- RESULTS:chNN -->  ...  <!-- /RESULTS:chNN -->
 (the closing marker is added if missing). Without --apply the tables are printed. --only limits
@@ -22,25 +23,36 @@ def table(doc, run):
     metric = doc["metric"]
     dev = doc["device"]
     exe = doc["chapter"]
+    commit = f", commit {run['commit'][:12]}" if run.get("commit") else ""
+    baseline = doc["rows"][0]["name"] if doc["rows"] else "-"
     lines = [
         f"GPU: {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, L2 {dev['l2_bytes'] / 2**20:.0f} MiB, "
-        f"driver supports CUDA {dev['driver'] // 1000}.{dev['driver'] % 1000 // 10}). Date: {run.get('date', '?')}. "
+        f"driver supports CUDA {dev['driver'] // 1000}.{dev['driver'] % 1000 // 10}). Date: {run.get('date', '?')}{commit}. "
         f"Command: `{exe} --json=...` run by `{run.get('command', '?')}`; "
         f"size {doc['size']}, seed {doc['seed']} (rerun with `--seed={doc['seed']}`). "
         f"Raw output: [docs/results/{run['name']}](../../docs/results/{run['name']}/RUN.md).",
         "",
-        f"Ceiling, same run: {doc['ceiling']['name']} = {doc['ceiling']['rate']:.0f} {metric}.",
+        f"Ceiling, same run: {doc['ceiling']['name']} = {doc['ceiling']['rate']:.0f} {metric}. "
+        f"\"vs v0\" is the speed relative to the first row, {baseline}, this table's baseline; "
+        "blocks/SM is the resident blocks per SM of the timed grid.",
         "",
-        f"| variant | median ms | min ms | {metric} | % of ceiling | vs v0 | check |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        f"| variant | blocks/SM | median ms | min ms | {metric} | % of ceiling | vs v0 | check |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
     ]
+    batched = 0
     for r in doc["rows"]:
+        blocks = r.get("blocks_per_sm") or "-"
         if not r["timed"]:
-            lines.append(f"| {r['name']} | - | - | - | - | - | {r['check']} |")
+            lines.append(f"| {r['name']} | {blocks} | - | - | - | - | - | {r['check']} |")
             continue
         vs = f"{r['vs_v0']:.2f}x" if r["vs_v0"] > 0 else "-"
-        lines.append(f"| {r['name']} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | "
+        if r.get("launches_per_sample", 1) > 1:
+            batched = max(batched, r["launches_per_sample"])
+        lines.append(f"| {r['name']} | {blocks} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | "
                      f"{r['rate']:.0f} | {r['pct_of_ceiling']:.1f}% | {vs} | {r['check']} |")
+    if batched:
+        lines += ["", f"Times are per launch; launches shorter than 1 ms were timed up to {batched} "
+                      "back to back between one pair of events."]
     return "\n".join(lines) + "\n"
 
 
@@ -55,7 +67,7 @@ def main():
     run = {"name": os.path.basename(os.path.normpath(args.results))}
     if os.path.exists(run_md):
         with open(run_md) as f:
-            for key, value in re.findall(r"^(gpu|date|command|table_command): (.*)$", f.read(), re.M):
+            for key, value in re.findall(r"^(gpu|date|commit|command|table_command): (.*)$", f.read(), re.M):
                 run[key] = value
     run["command"] = run.get("table_command", run.get("command", "?"))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -1,10 +1,12 @@
-// GPU tests for chapter 02: every memcpy_async + barrier kernel at edge sizes and occupancies
-// against the CPU references; the early-read negative variant must fail.
+// GPU tests for chapter 02: every memcpy_async + barrier kernel at edge sizes, occupancies and
+// under the lap check's two-block grid against the CPU references; the early-read negative
+// variant must fail.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
 #include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -41,6 +43,25 @@ TEST(Ch02Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
       EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok())
           << v.key << " at " << blocks << " blocks/SM";
     }
+  }
+}
+
+TEST(Ch02Laps, LargestCheckSizeGivesEveryLapCheckBlockManyLaps) {
+  // Host arithmetic (no GPU): in the harness's lap check (2 blocks) at the largest check size,
+  // each block must walk at least 3 laps of the deepest tile buffer here (1 slot: v1-v5).
+  namespace ss = tut::stencil_stream;
+  constexpr std::size_t kLapCheckBlocks = 2, kSlots = 1, kLaps = 3;
+  EXPECT_GE(ss::stream_tiles(ss::kLargestCheckSize) / kLapCheckBlocks, kLaps * kSlots);
+  EXPECT_GE(ss::stencil_tiles(ss::kLargestCheckSize) / kLapCheckBlocks, kLaps * kSlots);
+}
+
+TEST(Ch02Laps, EveryVariantPassesWithTwoBlocks) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch02::Problem p(config(tut::stencil_stream::kLargestCheckSize));
+  const tut::ScopedGridCap cap(2);
+  for (const auto& v : ch02::variants()) {
+    if (v.negative) continue;
+    EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " with a 2-block grid";
   }
 }
 

@@ -1,10 +1,12 @@
-// GPU tests for chapter 03: every collective-copy kernel at edge sizes and occupancies against
-// the CPU references; the "only one warp calls" negative variant must fail.
+// GPU tests for chapter 03: every collective-copy kernel at edge sizes, occupancies and under
+// the lap check's two-block grid against the CPU references; the "only one warp calls"
+// negative variant must fail.
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
 #include "kernels.cuh"
+#include "host.cuh"
 
 namespace {
 
@@ -41,6 +43,25 @@ TEST(Ch03Occupancy, LowOccupancyVariantsAtSeveralBlocksPerSm) {
       EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok())
           << v.key << " at " << blocks << " blocks/SM";
     }
+  }
+}
+
+TEST(Ch03Laps, LargestCheckSizeGivesEveryLapCheckBlockManyLaps) {
+  // Host arithmetic (no GPU): in the harness's lap check (2 blocks) at the largest check size,
+  // each block must walk at least 3 laps of the deepest tile ring here (2 buffers: v3).
+  namespace ss = tut::stencil_stream;
+  constexpr std::size_t kLapCheckBlocks = 2, kSlots = 2, kLaps = 3;
+  EXPECT_GE(ss::stream_tiles(ss::kLargestCheckSize) / kLapCheckBlocks, kLaps * kSlots);
+  EXPECT_GE(ss::stencil_tiles(ss::kLargestCheckSize) / kLapCheckBlocks, kLaps * 1);
+}
+
+TEST(Ch03Laps, EveryVariantPassesWithTwoBlocks) {
+  SKIP_UNLESS_GPU(8, 0);
+  ch03::Problem p(config(tut::stencil_stream::kLargestCheckSize));
+  const tut::ScopedGridCap cap(2);
+  for (const auto& v : ch03::variants()) {
+    if (v.negative) continue;
+    EXPECT_TRUE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " with a 2-block grid";
   }
 }
 

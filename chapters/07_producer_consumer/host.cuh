@@ -51,7 +51,7 @@ struct Problem {
 };
 
 /// The ratio sweep at 256 threads per block, --blocks-per-sm blocks per SM. "Slots" is the
-/// ring size (STAGES); v0 keeps one slot fewer than that in flight, v1 all of them.
+/// ring size (STAGES); at the wait for a tile, v0 has STAGES-1 tiles in flight, v1 up to STAGES.
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   auto launcher = [](Launch launch) {

@@ -86,9 +86,11 @@ __device__ inline void stencil_slot(const float* s_slot, float* __restrict__ d_o
 // cuda::pipeline<thread_scope_thread>: each thread's commit groups track only its own copies,
 // so after the wait a __syncthreads makes all 256 threads' copies (and zero stores) visible.
 // With a ring of STAGES slots this loop waits FIRST: the prologue issues STAGES-1 tiles, and
-// each step waits for tile k, then refills the slot tile k-1 used (free after the barrier)
-// with tile k+STAGES-1. So STAGES-1 tiles are in flight while tile k is computed (3 for the
-// 4-slot ring); v1's producers, by contrast, can have all STAGES slots in flight.
+// each step waits for tile k, passes the barrier (the slot of tile k-1 is now free), refills
+// that slot with tile k+STAGES-1, and computes tile k. So when a thread waits for tile k,
+// STAGES-1 tiles (k .. k+STAGES-2) are in flight - 3 for the 4-slot ring - and one slot sits
+// idle until the barrier. v1's producers refill a slot as soon as the consumers release it,
+// so at a consumer's wait up to STAGES tiles (k .. k+STAGES-1) can be in flight.
 template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stencil_v0_unified_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Check the generated Doxygen site for damage a reader would see.
+
+    check_docs_html.py BUILD/docs/html
+    check_docs_html.py --self-test     (a small site with one defect per page: each is found)
+
+Fails (exit 1, one line per problem with the page and the text around it) on:
+  * a raw HTML tag shown as text, e.g. "&lt;tt&gt;" in a title, a heading or the page list
+    (Doxygen escapes the tags it makes from `code` in headings and in "quoted" text);
+  * an en dash where the source had "--" in code: "&ndash;seed" glued to a word, the sign of a
+    code span that Doxygen did not recognise (it then also leaves a stray backtick);
+  * a stray backtick in rendered prose (outside code and listings), or a Doxygen escape
+    such as "\-" shown as text;
+  * a dead local link or image: a file that is not in the site, or an #anchor that the
+    target page does not define; and links into the source tree (e.g. "../../x.md"), which
+    do not exist in the site.
+Source listings (*_source.html) are skipped: there, "<" and backticks are the code itself.
+"""
+import html.parser
+import os
+import re
+import sys
+from urllib.parse import unquote, urlsplit
+
+RAW_TAG = re.compile(r"&lt;/?(tt|code|b|i|em|strong|a|br|p|pre|sup|sub|kbd|span|div|img|ul|li|"
+                     r"table|tr|td|th|h[1-6])(\s[^&]*)?/?&gt;", re.I)
+DASH_IN_CODE = re.compile(r"(^|[\s>(\[])(?:&ndash;|\u2013)(?=[A-Za-z])")
+
+
+class Page(html.parser.HTMLParser):
+    """Collects ids, links, images and the prose text (outside code and listings)."""
+
+    SKIP = {"code", "pre", "tt", "script", "style", "kbd"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=False)
+        self.ids = set()
+        self.refs = []  # (kind, url)
+        self.prose = []  # text chunks outside code
+        self.skip_depth = 0
+        self.fragment_depth = 0
+        self.div_stack = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("id", "name"):
+            if a.get(key):
+                self.ids.add(a[key])
+        if tag == "a" and a.get("href"):
+            self.refs.append(("link", a["href"]))
+        if tag == "img" and a.get("src"):
+            self.refs.append(("image", a["src"]))
+        if tag in ("link",) and a.get("href"):
+            self.refs.append(("link", a["href"]))
+        if tag == "script" and a.get("src"):
+            self.refs.append(("script", a["src"]))
+        if tag in self.SKIP:
+            self.skip_depth += 1
+        if tag == "div":
+            is_fragment = "fragment" in (a.get("class") or "").split()
+            self.div_stack.append(is_fragment)
+            self.fragment_depth += is_fragment
+
+    def handle_startendtag(self, tag, attrs):
+        # <img .../>, <br/>: no end tag follows, so do not count them as open elements
+        a = dict(attrs)
+        for key in ("id", "name"):
+            if a.get(key):
+                self.ids.add(a[key])
+        if tag == "img" and a.get("src"):
+            self.refs.append(("image", a["src"]))
+        if tag == "link" and a.get("href"):
+            self.refs.append(("link", a["href"]))
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP and self.skip_depth:
+            self.skip_depth -= 1
+        if tag == "div" and self.div_stack:
+            self.fragment_depth -= self.div_stack.pop()
+
+    def handle_data(self, data):
+        if not self.skip_depth and not self.fragment_depth:
+            self.prose.append(data)
+
+    def handle_entityref(self, name):
+        self.handle_data(f"&{name};")
+
+    def handle_charref(self, name):
+        self.handle_data(f"&#{name};")
+
+
+def context(text, start, end, width=50):
+    s = text[max(0, start - width):end + width].replace("\n", " ")
+    return re.sub(r"\s+", " ", s)
+
+
+def check_site(root):
+    problems = []
+    pages = {}
+    for name in sorted(os.listdir(root)):
+        if not name.endswith(".html"):
+            continue
+        p = Page()
+        with open(os.path.join(root, name), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        p.feed(text)
+        pages[name] = (p, text)
+    for name, (p, text) in pages.items():
+        if name.endswith("_source.html"):
+            continue
+        # <title> is outside <body> but a reader sees it in the tab and the bookmark
+        prose = "".join(p.prose)
+        for m in RAW_TAG.finditer(prose):
+            problems.append(f"{name}: raw HTML tag shown as text: ...{context(prose, m.start(), m.end())}...")
+        for m in DASH_IN_CODE.finditer(prose):
+            problems.append(f"{name}: en dash where '--' was meant (code span not recognised): "
+                            f"...{context(prose, m.start(), m.end())}...")
+        for m in re.finditer(r"\\[-@&$#<>%.|\"]", prose):
+            problems.append(f"{name}: Doxygen escape shown as text: "
+                            f"...{context(prose, m.start(), m.end())}...")
+        for m in re.finditer(r"`", prose):
+            problems.append(f"{name}: stray backtick in rendered text: "
+                            f"...{context(prose, m.start(), m.end())}...")
+        for kind, url in p.refs:
+            parts = urlsplit(url)
+            if parts.scheme or url.startswith("//") or url.startswith("javascript:"):
+                continue
+            path = unquote(parts.path)
+            if path == "":
+                target = name
+            else:
+                if path.startswith("../") or path.startswith("/"):
+                    problems.append(f"{name}: {kind} '{url}' points outside the site (a source-"
+                                    "tree path Doxygen did not resolve)")
+                    continue
+                target = os.path.normpath(path)
+                if not os.path.exists(os.path.join(root, target)):
+                    problems.append(f"{name}: dead {kind} '{url}' (no {target} in the site)")
+                    continue
+            if parts.fragment and target.endswith(".html") and target in pages:
+                if parts.fragment not in pages[target][0].ids:
+                    problems.append(f"{name}: dead {kind} '{url}' ({target} has no "
+                                    f"#{parts.fragment})")
+    # de-duplicate (the same heading appears in the page, its table of contents and the tree)
+    seen, unique = set(), []
+    for pr in problems:
+        if pr not in seen:
+            seen.add(pr)
+            unique.append(pr)
+    return unique, len(pages)
+
+
+SELF_TEST_PAGES = {  # page -> (html body, text the problem must contain, or None: clean)
+    "index.html": ('<a href="good.html#sec">ok</a> <img src="pic.png"/> <code>--seed=1</code>', None),
+    "good.html": ('<h2 id="sec">Why <code>init</code></h2><pre>a `b` &lt;tt&gt;</pre>', None),
+    "tag.html": ("<h2>Why &lt;tt&gt;init&lt;/tt&gt;</h2>", "raw HTML tag"),
+    "dash.html": ("rerun with &ndash;seed=7", "en dash"),
+    "tick.html": ("run by <code>x</code>; seed 7`).", "stray backtick"),
+    "escape.html": ("for runs without \\-\\-seed", "escape shown"),
+    "deadlink.html": ('<a href="missing.html">x</a>', "dead link"),
+    "deadimage.html": ('<img src="sweep.png"/>', "dead image"),
+    "deadanchor.html": ('<a href="good.html#nope">x</a>', "has no #nope"),
+    "outside.html": ('<a href="../../docs/results/x.log">log</a>', "outside the site"),
+}
+
+
+def self_test():
+    import tempfile
+    with tempfile.TemporaryDirectory() as root:
+        for name, (body, _) in SELF_TEST_PAGES.items():
+            with open(os.path.join(root, name), "w") as f:
+                f.write(f"<html><head><title>t</title></head><body>{body}</body></html>")
+        with open(os.path.join(root, "pic.png"), "wb") as f:
+            f.write(b"")
+        problems, _ = check_site(root)
+    bad = 0
+    for name, (_, expect) in SELF_TEST_PAGES.items():
+        found = [p for p in problems if p.startswith(name + ":")]
+        ok = (not found) if expect is None else (len(found) == 1 and expect in found[0])
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {found if found else 'clean'}")
+        bad += not ok
+    print("self-test:", "PASS" if not bad else f"FAIL ({bad} page(s))")
+    return 1 if bad else 0
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "--self-test":
+        return self_test()
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    root = sys.argv[1]
+    if not os.path.isfile(os.path.join(root, "index.html")):
+        print(f"FAIL: {root} has no index.html (build the site first: "
+              "cmake --build build --target docs)")
+        return 1
+    problems, n = check_site(root)
+    for pr in problems:
+        print("FAIL:", pr)
+    print(f"checked {n} pages: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

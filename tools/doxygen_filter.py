@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""Doxygen input filter: make the Markdown that GitHub renders well render the same in Doxygen.
+
+    doxygen_filter.py FILE        (Doxygen runs it through FILTER_PATTERNS; prints to stdout)
+    doxygen_filter.py --image-dirs A.md B.md ...   (the folders IMAGE_PATH needs, quoted)
+
+Doxygen 1.9 reads Markdown a little differently from GitHub. Each rule below fixes one way the
+site used to differ, without changing what a reader of the repository sees. Line count and
+order are kept, so Doxygen's warnings still name the right line.
+
+Markdown files (outside ``` / ~~~ fences and outside code spans):
+  1. Headings: Doxygen shows a code span in a heading as a literal "<tt>x</tt>" (in the page
+     title, the page list and the table of contents), so heading code spans become plain text.
+  2. A code span holding a single quote (`FULL_ONLY='a|b' cmd`): Doxygen takes `...' for a
+     typographic quote and loses track of every backtick after it on the line (the next
+     "--seed" turns into an en dash and a stray backtick). Such spans get double backticks.
+  3. Straight double quotes: Doxygen does not render Markdown inside "..." (code spans stay
+     as backticks or show as "<tt>"). They become typographic quotes.
+  4. "--" in prose (cmake --build): Doxygen makes it an en dash; it is escaped.
+  5. Links to files of the repository that are not pages of the site (logs, CSV files,
+     folders, images by path, x.md#anchor): an image keeps only its file name (the CMake
+     configuration puts its folder in IMAGE_PATH); a link to a page drops the #anchor
+     (Doxygen links .md files only without one); any other link becomes its text followed by
+     the file's path in the repository, in code.
+C++ files: in /// comments, --flag outside code and quotes is escaped (Doxygen would print an
+en dash).
+"""
+import os
+import re
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FENCE = re.compile(r"^\s*(```|~~~)")
+HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+DASHES = re.compile(r"(?<![\\\-])--(?=[A-Za-z])")
+
+
+def split_code_spans(line):
+    """[(is_code, text)] for a line: code spans (with their backticks) and the rest."""
+    parts, i, start = [], 0, 0
+    while i < len(line):
+        if line[i] == "`":
+            n = len(line[i:]) - len(line[i:].lstrip("`"))
+            run = line[i:i + n]
+            close = line.find(run, i + n)
+            while close != -1 and close + n < len(line) and line[close + n] == "`":
+                close = line.find(run, close + n + 1)
+            if close == -1:
+                i += n
+                continue
+            if start < i:
+                parts.append((False, line[start:i]))
+            parts.append((True, line[i:close + n]))
+            i = start = close + n
+        else:
+            i += 1
+    if start < len(line):
+        parts.append((False, line[start:]))
+    return parts
+
+
+class Quotes:
+    """Alternates opening and closing typographic quotes within a paragraph."""
+
+    def __init__(self):
+        self.open = False
+
+    def replace(self, text):
+        out = []
+        in_tag = False
+        for ch in text:
+            if ch == "<":
+                in_tag = True
+            elif ch == ">":
+                in_tag = False
+            if ch == '"' and not in_tag:
+                out.append("\u201d" if self.open else "\u201c")
+                self.open = not self.open
+            else:
+                out.append(ch)
+        return "".join(out)
+
+
+def rewrite_link(m, md_dir):
+    bang, text, target = m.group(1), m.group(2), m.group(3)
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "@", "\\")):
+        return m.group(0)
+    path, _, fragment = target.partition("#")
+    full = os.path.normpath(os.path.join(md_dir, path))
+    if not os.path.exists(full):
+        return m.group(0)  # a dead link: leave it for the site check to report
+    if bang:
+        return f"![{text}]({os.path.basename(path)})"
+    if path.endswith(".md") and os.path.isfile(full):
+        return f"[{text}]({path})" if fragment else m.group(0)
+    shown = os.path.relpath(full, REPO) + ("/" if os.path.isdir(full) else "")
+    return f"{text} (`{shown}`)" if text else f"`{shown}`"
+
+
+def filter_markdown(lines, path):
+    md_dir = os.path.dirname(os.path.abspath(path))
+    out, fence, quotes = [], None, Quotes()
+    for line in lines:
+        m = FENCE.match(line)
+        if fence:
+            if m and m.group(1) == fence:
+                fence = None
+            out.append(line)
+            continue
+        if m:
+            fence = m.group(1)
+            out.append(line)
+            continue
+        if not line.strip():
+            quotes = Quotes()  # a paragraph ends
+            out.append(line)
+            continue
+        if line.startswith("    ") or line.startswith("\t"):
+            out.append(line)  # an indented code block (or a nested list's text: left alone)
+            continue
+        heading = bool(HEADING.match(line))
+        pieces = []
+        for is_code, text in split_code_spans(line):
+            if is_code:
+                body = text.strip("`")
+                if heading:
+                    pieces.append(body)
+                elif text.startswith("`") and not text.startswith("``") and "'" in body:
+                    pieces.append(f"``{body}``" if not body.startswith("`") else f"`` {body} ``")
+                else:
+                    pieces.append(text)
+            else:
+                if text.lstrip().startswith("<!--"):
+                    pieces.append(text)
+                    continue
+                text = LINK.sub(lambda mm: rewrite_link(mm, md_dir), text)
+                # a rewritten link may have brought in a code span: keep it out of the rules
+                sub = []
+                for code2, t2 in split_code_spans(text):
+                    if not code2:
+                        t2 = DASHES.sub(r"\\-\\-", quotes.replace(t2))
+                    sub.append(t2)
+                pieces.append("".join(sub))
+        out.append("".join(pieces))
+    return out
+
+
+def escape_dashes_outside_quotes(text):
+    """Escape "--x" except inside "...": Doxygen leaves quoted text as it is (no en dash, and
+    an escape would show)."""
+    parts = text.split('"')
+    return '"'.join(DASHES.sub(r"\\-\\-", p) if i % 2 == 0 else p for i, p in enumerate(parts))
+
+
+def filter_cpp(lines):
+    out, block = [], None
+    for line in lines:
+        i = line.find("///")
+        if i == -1:
+            out.append(line)
+            continue
+        head, comment = line[:i + 3], line[i + 3:]
+        for start, end in (("@code", "@endcode"), ("@verbatim", "@endverbatim"),
+                           ("\\code", "\\endcode"), ("\\verbatim", "\\endverbatim")):
+            if block is None and start in comment and end not in comment:
+                block = end
+                break
+            if block == end and end in comment:
+                block = None
+                break
+        else:
+            if block is None:
+                comment = "".join(escape_dashes_outside_quotes(t) if not code else t
+                                  for code, t in split_code_spans(comment))
+        out.append(head + comment)
+    return out
+
+
+def image_dirs(md_files):
+    """Folders of the images the Markdown files show (for IMAGE_PATH), one per line."""
+    dirs = []
+    for md in md_files:
+        fence = None
+        with open(md, encoding="utf-8") as f:
+            for line in f:
+                m = FENCE.match(line)
+                if m:
+                    if fence is None:
+                        fence = m.group(1)
+                    elif m.group(1) == fence:
+                        fence = None
+                    continue
+                if fence:
+                    continue
+                for bang, _, target in LINK.findall(line):
+                    if not bang or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+                        continue
+                    full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(md)),
+                                                         target.partition("#")[0]))
+                    if os.path.isfile(full) and os.path.dirname(full) not in dirs:
+                        dirs.append(os.path.dirname(full))
+    return dirs
+
+
+def main():
+    if len(sys.argv) >= 2 and sys.argv[1] == "--image-dirs":
+        print(" ".join(f'"{d}"' for d in image_dirs(sys.argv[2:])))
+        return
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    path = sys.argv[1]
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    lines = filter_markdown(lines, path) if path.endswith(".md") else filter_cpp(lines)
+    sys.stdout.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

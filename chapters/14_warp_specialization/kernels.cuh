@@ -18,7 +18,8 @@
 // two steps are one IMAD with the constants A^2 and A*C + C (asm_expect.txt pins it), so an
 // intensity of n costs about n / 2 IMADs per word.
 //
-// Minimum compute capability: 9.0 (cp.async.bulk, mbarrier transaction counts).
+// Minimum compute capability: 9.0 (cp.async.bulk, mbarrier transaction counts); minimum
+// toolkit CUDA 12.8 (PTX ISA 8.6: the .shared::cta destination of cp.async.bulk).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -206,13 +207,13 @@ __global__ void __launch_bounds__(THREADS)
     }
     // try_wait acquired the phase: the TMA's bytes of tile j are visible.
     read_slot(s_slot, r, count, c);
+    // EXERCISE-BEGIN: hand the slot back - the next write into it comes from the TMA (the async proxy), while these reads were generic-proxy loads
     // Release the slot as soon as the data is in registers. Each thread vouches only for its
     // own reads; the 128th arrive completes the phase that the producer waits for. The next
     // write into the slot comes from the TMA - the async proxy - and the arrive's release
     // orders these reads only for the generic proxy. The LDS results are not used before
     // the arrive, so without the fence they may still be outstanding when the next copy
     // lands. fence.proxy.async orders them before the release for the async proxy too.
-    // EXERCISE-BEGIN: hand the slot back - the next write into it comes from the TMA (the async proxy), while these reads were generic-proxy loads
     ptx::fence_proxy_async(ptx::space_shared);
     ptx::mbarrier_arrive(&empty[pos.slot]);
     // EXERCISE-END

@@ -15,7 +15,8 @@
 // the precondition for 16-byte cp.async and for TMA global strides. The padding holds NaN, so
 // a kernel that reads past an edge poisons its own result and fails the check.
 //
-// Minimum compute capability: 8.0 (v5 needs 9.0 and is skipped below it).
+// Minimum compute capability: 8.0 (v5 needs 9.0 and is skipped below it); minimum toolkit
+// CUDA 12.8 (PTX ISA 8.6: v5's .shared::cta destination of cp.async.bulk.tensor).
 #pragma once
 
 #include <cuda.h>  // CUtensorMap (the type only; the host encodes it, see host.cuh)
@@ -216,9 +217,9 @@ __global__ void __launch_bounds__(THREADS, 2)
     const bool landed = tut::wait_parity_bounded(&full[pos.slot], pos.phase);
     const float* s_stage = s_ring + pos.slot * STAGE_FLOATS;
     mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);
+    // EXERCISE-BEGIN: this thread is done reading the slot, and the slot's next write will come from the TMA (the async proxy)
     // The refill is an async-proxy write into this slot, and this thread's reads of it were
     // generic-proxy loads: the fence orders them before the barrier for the async proxy too.
-    // EXERCISE-BEGIN: this thread is done reading the slot, and the slot's next write will come from the TMA (the async proxy)
     ptx::fence_proxy_async(ptx::space_shared);
     // EXERCISE-END
     // Everyone has finished reading the slot: only now may the TMA overwrite it. The same

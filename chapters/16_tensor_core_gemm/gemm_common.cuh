@@ -70,7 +70,13 @@ __device__ __forceinline__ unsigned char* align_1024(unsigned char* p) {
   return off ? p + (1024 - off) : p;
 }
 
-/// A bounded wait that failed: say so once in the error word (verify() reports it).
+/// A bounded wait that failed: say so in the error word (verify() reports it).
+/// consumers_never_leave_early: a producer thread that times out simply returns, but a
+/// consumer must not. wgmma is warpgroup-collective (.sync.aligned): if one warp left while
+/// the other three (whose wait may have succeeded a moment later) went on, their next wgmma
+/// would be an illegal instruction. So after a timeout a consumer stops waiting AND stops
+/// releasing slots (the producer then times out too, instead of re-arming a barrier whose
+/// phase is still open), runs its loops to the end on whatever the slots hold, and reports.
 __device__ __forceinline__ void report_timeout(const GemmArgs& g) {
   atomicOr(g.error, tut::kErrorWaitTimedOut);
 }

@@ -71,8 +71,10 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        // EXERCISE-BEGIN: wait until the consumers have released this slot (on the first lap every slot is free: the parity of the phase BEFORE the current one), then tell full[slot] how many bytes will arrive
+        // The consumers have released this slot. On the first lap every slot is free: waiting
+        // on the parity of the phase BEFORE the current one returns at once.
         if (!tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1)) return report_timeout(g);
+        // EXERCISE-BEGIN: arm full[slot] for this stage: the producer's one arrival, plus the number of bytes the two copies below will deliver (the consumers' wait ends only when both are in)
         mbarrier_arrive_expect_tx(&full[pos.slot], STAGE_BYTES);
         // EXERCISE-END
         unsigned char* a = ring + pos.slot * STAGE_BYTES;
@@ -84,27 +86,29 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
     setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
+    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
     float d[128];
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
       int previous_slot = -1;
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) return report_timeout(g);
+        if (!timed_out && !tut::wait_parity_bounded(&full[pos.slot], pos.phase)) timed_out = true;
         wgmma_fence();
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         wgmma_commit_group();
         // EXERCISE-BEGIN: keep this batch running, but make sure the previous one has finished reading its slot; then give that slot back to the producer (one arrival per warp)
         wgmma_wait_group<1>();
-        if (previous_slot >= 0 && arrives) mbarrier_arrive(&empty[previous_slot]);
+        if (previous_slot >= 0 && arrives && !timed_out) mbarrier_arrive(&empty[previous_slot]);
         // EXERCISE-END
         previous_slot = pos.slot;
       }
       wgmma_wait_group<0>();
-      if (arrives) mbarrier_arrive(&empty[previous_slot]);
+      if (arrives && !timed_out) mbarrier_arrive(&empty[previous_slot]);
       fence_accumulators(d);
       store_accumulators(g, d, tc.m0 + row0, tc.n0);
     }
+    if (timed_out) report_timeout(g);
   }
 }
 

@@ -35,12 +35,13 @@ __global__ void __launch_bounds__(step2::THREADS)
   };
   tut::RingPosition<STAGES> load, use;  // continue across tiles: phases never restart
   float d[128];
+  bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
     if (threadIdx.x == 0)
       for (int kt = 0; kt < STAGES - 1 && kt < ktiles; ++kt, load.advance()) issue(load.slot, kt, tc);
     for (int kt = 0; kt < ktiles; ++kt) {
-      if (!tut::wait_parity_bounded(&full[use.slot], use.phase)) return report_timeout(g);
+      if (!timed_out && !tut::wait_parity_bounded(&full[use.slot], use.phase)) timed_out = true;
       wgmma_fence();
       const unsigned char* a = ring + use.slot * STAGE_BYTES;
       // BUG: descriptors say "no swizzle" (mode 0), but TMA wrote 128-byte swizzled rows
@@ -61,6 +62,7 @@ __global__ void __launch_bounds__(step2::THREADS)
     __syncthreads();
     store_accumulators(g, d, tc.m0, tc.n0);
   }
+  if (timed_out) report_timeout(g);
 }
 
 __global__ void __launch_bounds__(ws::THREADS, 1)
@@ -100,22 +102,24 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
     setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
+    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
     float d[128];
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) return report_timeout(g);
+        if (!timed_out && !tut::wait_parity_bounded(&full[pos.slot], pos.phase)) timed_out = true;
         wgmma_fence();
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         wgmma_commit_group();
         // BUG: no wgmma.wait_group before the release - the MMAs may not have read the slot yet
-        if (arrives) mbarrier_arrive(&empty[pos.slot]);
+        if (arrives && !timed_out) mbarrier_arrive(&empty[pos.slot]);
       }
       wgmma_wait_group<0>();
       fence_accumulators(d);
       store_accumulators(g, d, tc.m0 + row0, tc.n0);
     }
+    if (timed_out) report_timeout(g);
   }
 }
 
@@ -156,6 +160,7 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
     setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
+    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
     float d[128];
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
@@ -163,20 +168,21 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
         // BUG: parity fixed at 0 - right on the first lap, wrong from the second: the wait
         // either passes before the k-tile has landed or waits for a phase that cannot come
-        if (!tut::wait_parity_bounded(&full[pos.slot], 0)) return report_timeout(g);
+        if (!timed_out && !tut::wait_parity_bounded(&full[pos.slot], 0)) timed_out = true;
         wgmma_fence();
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         wgmma_commit_group();
         wgmma_wait_group<1>();
-        if (previous_slot >= 0 && arrives) mbarrier_arrive(&empty[previous_slot]);
+        if (previous_slot >= 0 && arrives && !timed_out) mbarrier_arrive(&empty[previous_slot]);
         previous_slot = pos.slot;
       }
       wgmma_wait_group<0>();
-      if (arrives) mbarrier_arrive(&empty[previous_slot]);
+      if (arrives && !timed_out) mbarrier_arrive(&empty[previous_slot]);
       fence_accumulators(d);
       store_accumulators(g, d, tc.m0 + row0, tc.n0);
     }
+    if (timed_out) report_timeout(g);
   }
 }
 

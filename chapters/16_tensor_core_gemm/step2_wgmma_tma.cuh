@@ -51,12 +51,13 @@ __global__ void __launch_bounds__(step2::THREADS)
   };
   tut::RingPosition<STAGES> load, use;  // continue across tiles: phases never restart
   float d[128];
+  bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
   for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
     const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
     if (threadIdx.x == 0)
       for (int kt = 0; kt < STAGES - 1 && kt < ktiles; ++kt, load.advance()) issue(load.slot, kt, tc);
     for (int kt = 0; kt < ktiles; ++kt) {
-      if (!tut::wait_parity_bounded(&full[use.slot], use.phase)) return report_timeout(g);
+      if (!timed_out && !tut::wait_parity_bounded(&full[use.slot], use.phase)) timed_out = true;
       wgmma_fence();
       const unsigned char* a = ring + use.slot * STAGE_BYTES;
       mma_stage(d, a, a + A_BYTES, kt > 0);
@@ -74,6 +75,7 @@ __global__ void __launch_bounds__(step2::THREADS)
     __syncthreads();
     store_accumulators(g, d, tc.m0, tc.n0);
   }
+  if (timed_out) report_timeout(g);
 }
 
 }  // namespace ch16

@@ -77,33 +77,29 @@ __global__ void __cluster_dims__(cl::CLUSTER, 1, 1) __launch_bounds__(cl::THREAD
     setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;
+    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
     float d[128];
     for (int p = cluster_id; p < num_pairs; p += clusters) {
       const TileCoord tc = pair_tile(p, pairs_m, rank);
       int previous_slot = -1;
-      bool ok = true;
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        ok = tut::wait_parity_bounded(&full[pos.slot], pos.phase);
-        if (!ok) break;
+        if (!timed_out && !tut::wait_parity_bounded(&full[pos.slot], pos.phase)) timed_out = true;
         wgmma_fence();
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         wgmma_commit_group();
         wgmma_wait_group<1>();
-        if (previous_slot >= 0 && arrives)  // slot free here AND in the peer
+        if (previous_slot >= 0 && arrives && !timed_out)  // slot free here AND in the peer
           for (unsigned r = 0; r < CLUSTER; ++r) mbarrier_arrive_cluster(&empty[previous_slot], r);
         previous_slot = pos.slot;
       }
       wgmma_wait_group<0>();
-      if (!ok) {
-        report_timeout(g);
-        break;
-      }
-      if (arrives)
+      if (arrives && !timed_out)
         for (unsigned r = 0; r < CLUSTER; ++r) mbarrier_arrive_cluster(&empty[previous_slot], r);
       fence_accumulators(d);
       store_accumulators(g, d, tc.m0 + row0, tc.n0);
     }
+    if (timed_out) report_timeout(g);
   }
   // Neither block may exit while its peer can still multicast into it or arrive on it.
   cluster_sync();

@@ -91,31 +91,26 @@ __global__ void __cluster_dims__(cl::CLUSTER, 1, 1) __launch_bounds__(cl::THREAD
     setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;
+    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
     const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
     unsigned char* staging = ring + NS * STAGE_BYTES + (warpgroup - 1) * ps::STAGING_BYTES;
     float d[128];
     for (int p = cluster_id; p < num_pairs; p += clusters) {
       const TileCoord tc = grouped_pair_tile(p, pairs_m, tiles_n, rank);
       int previous_slot = -1;
-      bool ok = true;
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        ok = tut::wait_parity_bounded(&full[pos.slot], pos.phase);
-        if (!ok) break;
+        if (!timed_out && !tut::wait_parity_bounded(&full[pos.slot], pos.phase)) timed_out = true;
         wgmma_fence();
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         wgmma_commit_group();
         wgmma_wait_group<1>();
-        if (previous_slot >= 0 && arrives)
+        if (previous_slot >= 0 && arrives && !timed_out)
           for (unsigned r = 0; r < CLUSTER; ++r) mbarrier_arrive_cluster(&empty[previous_slot], r);
         previous_slot = pos.slot;
       }
       wgmma_wait_group<0>();
-      if (!ok) {
-        report_timeout(g);
-        break;
-      }
-      if (arrives)
+      if (arrives && !timed_out)
         for (unsigned r = 0; r < CLUSTER; ++r) mbarrier_arrive_cluster(&empty[previous_slot], r);
       fence_accumulators(d);
       // Epilogue: 1. the previous tile's stores have read the staging tile; 2. everyone knows;
@@ -132,6 +127,7 @@ __global__ void __cluster_dims__(cl::CLUSTER, 1, 1) __launch_bounds__(cl::THREAD
       }
     }
     if (stores) tma_store_wait_all();  // the block's shared memory outlives its last store
+    if (timed_out) report_timeout(g);
   }
   cluster_sync();
 }

@@ -1,0 +1,136 @@
+// GPU tests for chapter 16: every GEMM step (and cuBLAS) at shapes that are not multiples of
+// any tile, non-square, against the CPU fp64 reference with the derived error bound; at a
+// large square size against cuBLAS; every negative must fail, the parity negative only once
+// the ring wraps a second time. Host-only checks of the reference, bound and pitches.
+#include <gtest/gtest.h>
+
+#include <tuple>
+
+#include "common/launch.cuh"
+#include "gpu_test.cuh"
+#include "host.cuh"
+
+namespace {
+
+/// The chapter is sm_90a only: skip (never pass) on anything but compute capability 9.0.
+#define SKIP_UNLESS_SM90A()                                                        \
+  do {                                                                             \
+    SKIP_UNLESS_GPU(9, 0);                                                         \
+    const tut::DeviceSummary d_ = tut::query_device();                             \
+    if (d_.cc_major != 9 || d_.cc_minor != 0) GTEST_SKIP() << "needs sm_90a (cc 9.0)"; \
+  } while (0)
+
+int sms() { return tut::query_device().sm_count; }
+
+class Ch16Shapes : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(Ch16Shapes, EveryStepMatchesTheCpuReference) {
+  SKIP_UNLESS_SM90A();
+  const auto [m, n, k] = GetParam();
+  ch16::Problem p(ch16::Shape{m, n, k}, 1234, sms());
+  ASSERT_EQ(p.oracle, "CPU fp64");
+  for (const auto& v : ch16::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    EXPECT_TRUE(r.ok()) << v.key << " at M=" << m << " N=" << n << " K=" << k << ": "
+                        << r.summary() << "\n" << r.details();
+  }
+}
+
+// One element; K = 1 (one box, 63 columns of TMA zero fill); K not a multiple of 8 (a padded
+// pitch, cp.async partial chunks); an odd number of 128-row tiles (step 4/5's second block
+// computes a tile wholly below M); N = 1 (no column pair); exact multiples of 128 x 256 x 64;
+// tall and wide.
+INSTANTIATE_TEST_SUITE_P(
+    EdgeShapes, Ch16Shapes,
+    ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(5, 7, 1),
+                      std::make_tuple(17, 33, 9), std::make_tuple(129, 257, 67),
+                      std::make_tuple(300, 1, 200), std::make_tuple(1, 300, 200),
+                      std::make_tuple(384, 512, 128), std::make_tuple(640, 200, 333),
+                      std::make_tuple(517, 390, 255)));
+
+TEST(Ch16Large, EveryStepMatchesCublasAt2048) {
+  SKIP_UNLESS_SM90A();
+  ch16::Problem p(ch16::Shape{2048, 2048, 2048}, 99, sms());
+  ASSERT_EQ(p.oracle, "cuBLAS");
+  for (const auto& v : ch16::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    EXPECT_TRUE(r.ok()) << v.key << ": " << r.summary() << "\n" << r.details();
+  }
+}
+
+TEST(Ch16Large, RaggedLargeShapeMatchesCublas) {
+  SKIP_UNLESS_SM90A();
+  ch16::Problem p(ch16::Shape{1023, 1537, 771}, 5, sms());
+  ASSERT_EQ(p.oracle, "cuBLAS");
+  for (const auto& v : ch16::variants()) {
+    if (v.negative) continue;
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    EXPECT_TRUE(r.ok()) << v.key << ": " << r.summary() << "\n" << r.details();
+  }
+}
+
+TEST(Ch16Negative, EveryNegativeFailsAtTheLargestCheckSize) {
+  SKIP_UNLESS_SM90A();
+  ch16::Problem p(ch16::Shape{517, 517, 517}, 7, sms());
+  for (const auto& v : ch16::variants()) {
+    if (!v.negative) continue;
+    EXPECT_FALSE(tut::run_and_verify(p, v, nullptr).ok()) << v.key << " must fail";
+  }
+}
+
+TEST(Ch16Negative, ParityBugNeedsASecondLap) {
+  // 256^3: one 128 x 256 tile per block, 4 k-tiles of 64 = exactly one lap of the 4-slot
+  // ring: the fixed parity 0 is right there. 517^3 with two blocks: each walks >= 7 tiles of
+  // 9 k-tiles, so the ring wraps many times and the bug must show.
+  SKIP_UNLESS_SM90A();
+  const auto all = ch16::variants();
+  const tut::Variant<ch16::Problem>* parity = nullptr;
+  for (const auto& v : all)
+    if (v.key == "neg_parity_lap2") parity = &v;
+  ASSERT_NE(parity, nullptr);
+  ch16::Problem one_lap(ch16::Shape{256, 256, 256}, 3, sms());
+  EXPECT_TRUE(tut::run_and_verify(one_lap, *parity, nullptr).ok()) << "one lap: parity 0 is right";
+  ch16::Problem laps(ch16::Shape{517, 517, 517}, 3, sms());
+  tut::ScopedGridCap two_blocks(2);
+  EXPECT_FALSE(tut::run_and_verify(laps, *parity, nullptr).ok());
+}
+
+TEST(Ch16Laps, LargestCheckSizeWrapsEveryRingThreeTimesOnTwoBlocks) {
+  // Host arithmetic for the harness's lap check (517^3 on a grid capped at 2 blocks).
+  const int s = 517;
+  const int ws_ktiles = ch16::ceil_div(s, ch16::ws::BK);
+  const int ws_tiles = ch16::ceil_div(s, ch16::ws::BM) * ch16::ceil_div(s, ch16::ws::BN);
+  EXPECT_GE((ws_tiles / 2) * ws_ktiles, 3 * ch16::ws::STAGES);  // steps 2, 3 (per block)
+  const int pairs = ch16::ceil_div(ch16::ceil_div(s, ch16::cl::BM), 2) * ch16::ceil_div(s, ch16::cl::BN);
+  EXPECT_GE(pairs * ws_ktiles, 3 * ch16::cl::STAGES);  // steps 4, 5: one cluster walks all pairs
+  EXPECT_GE(ch16::ceil_div(s, ch16::step1::BK), 3 * ch16::step1::STAGES);  // step 1, per tile
+}
+
+TEST(Ch16Reference, KnownProductOnThePaddedLayout) {
+  // Host only: [2x3] * [2x3]^T with pitch 8; the padding (NaN) must never be read.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a(16, nan), b(16, nan);
+  const float av[2][3] = {{1, 2, 3}, {4, 5, 6}}, bv[2][3] = {{7, 9, 11}, {8, 10, 12}};
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 3; ++c) a[r * 8 + c] = av[r][c], b[r * 8 + c] = bv[r][c];
+  const auto c = ch16::reference_gemm(a, b, 2, 2, 3, 8, 8);
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[0], 58.0f);
+  EXPECT_EQ(c[1], 64.0f);
+  EXPECT_EQ(c[2], 139.0f);
+  EXPECT_EQ(c[3], 154.0f);
+}
+
+TEST(Ch16Reference, PitchAndBound) {
+  EXPECT_EQ(ch16::pitch_of(1), 8);
+  EXPECT_EQ(ch16::pitch_of(8), 8);
+  EXPECT_EQ(ch16::pitch_of(517), 520);
+  // K = 4096, row norms 37 (uniform [-1, 1): sqrt(4096 / 3)): about 0.67.
+  const double b = ch16::accumulation_bound(4096, 37.0, 37.0);
+  EXPECT_GT(b, 0.6);
+  EXPECT_LT(b, 0.7);
+}
+
+}  // namespace

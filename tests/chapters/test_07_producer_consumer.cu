@@ -57,6 +57,23 @@ TEST(Ch07Negative, ThreadScopeHandOverIsCaught) {
   }
 }
 
+TEST(Ch07Laps, EveryVariantOnTheLapCheckGrid) {
+  // What the harness's lap check does: the largest check size on kLapCheckBlocks blocks, so
+  // every ring wraps many times. Positives must pass; negatives must still fail.
+  SKIP_UNLESS_GPU(8, 0);
+  std::uint64_t largest = 0;
+  for (std::uint64_t s : ch07::kCheckSizes) largest = s > largest ? s : largest;
+  const tut::ScopedGridCap cap(tut::kLapCheckBlocks);
+  ch07::Problem p(config(largest));
+  for (const auto& v : ch07::variants()) {
+    const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+    if (v.negative)
+      EXPECT_FALSE(r.ok()) << v.key << " must fail on two blocks too";
+    else
+      EXPECT_TRUE(r.ok()) << v.key << " on two blocks: " << r.summary() << "\n" << r.details();
+  }
+}
+
 TEST(Ch07Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
   // Host arithmetic: the harness's lap check runs the largest check size on kLapCheckBlocks (2) blocks; each
   // must refill every slot of the deepest ring at least 3 times.

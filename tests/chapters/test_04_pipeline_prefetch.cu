@@ -78,7 +78,7 @@ TEST(Ch04Negative, SlotWrapBugFailsFromTheSecondLapOnOnly) {
   // the largest check size, at the chapter's own grid and under the lap check's two blocks
   const std::uint64_t largest = ch04::check_sizes().back();
   EXPECT_FALSE(tut_test::run_variant(config(largest), ch04::variants(), "v8_wrap_bug").ok());
-  tut::ScopedGridCap two_blocks(2);
+  tut::ScopedGridCap two_blocks(tut::kLapCheckBlocks);
   EXPECT_FALSE(tut_test::run_variant(config(largest), ch04::variants(), "v8_wrap_bug").ok());
 }
 
@@ -87,15 +87,14 @@ TEST(Ch04Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
   // largest check size on two blocks; each must walk at least 3 laps of the deepest ring.
   const std::uint64_t largest = ch04::check_sizes().back();
   const std::uint64_t tiles = (largest / 16 + ch04::TILE_VECS - 1) / ch04::TILE_VECS;
-  const std::uint64_t tiles_per_block = tiles / 2;  // the smaller share of the two blocks
-  EXPECT_GE(tiles_per_block, 3u * ch04::kDeepestStages);
-  EXPECT_GE(tiles_per_block, 3u * ch04::WRAP_BUG_STAGES);
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch04::kDeepestStages), 3u);
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, ch04::WRAP_BUG_STAGES), 3u);
   for (const auto& k : ch04::stage_kernels()) EXPECT_LE(k.stages, ch04::kDeepestStages);
 }
 
 TEST(Ch04Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
   SKIP_UNLESS_GPU(8, 0);
-  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  tut::ScopedGridCap two_blocks(tut::kLapCheckBlocks);  // what the harness's lap check does
   ch04::Problem p(config(ch04::check_sizes().back(), 1, 3));
   for (const auto& v : ch04::variants()) {
     if (v.negative) continue;

@@ -74,13 +74,13 @@ TEST(Ch05Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
   // largest check size on two blocks; each must walk at least 3 laps of the deepest ring.
   const std::uint64_t words = tut::reversed_tiles::check_sizes().back() / 4;
   const std::uint64_t tiles = (words + ch05::TILE_WORDS - 1) / ch05::TILE_WORDS;
-  EXPECT_GE(tiles / 2, 3u * tut::reversed_tiles::MAX_STAGES);
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, tut::reversed_tiles::MAX_STAGES), 3u);
   EXPECT_EQ(tut::reversed_tiles::MAX_STAGES, 8);  // v1 allows up to 8 slots (static_assert)
 }
 
 TEST(Ch05Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
   SKIP_UNLESS_GPU(8, 0);
-  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  tut::ScopedGridCap two_blocks(tut::kLapCheckBlocks);  // what the harness's lap check does
   ch05::Problem p(config(tut::reversed_tiles::check_sizes().back()));
   for (const auto& v : ch05::variants()) {
     if (v.negative) continue;

@@ -80,7 +80,7 @@ TEST(Ch06Negative, RingWrapBugFailsFromTheSecondLapOnOnly) {
   }
   const std::uint64_t largest = tut::reversed_tiles::check_sizes().back();
   EXPECT_FALSE(tut_test::run_variant(config(largest), ch06::variants(), "v8_wrap_bug").ok());
-  tut::ScopedGridCap two_blocks(2);
+  tut::ScopedGridCap two_blocks(tut::kLapCheckBlocks);
   EXPECT_FALSE(tut_test::run_variant(config(largest), ch06::variants(), "v8_wrap_bug").ok());
 }
 
@@ -88,13 +88,13 @@ TEST(Ch06Laps, LargestCheckSizeGivesTwoBlocksThreeLapsOfTheDeepestRing) {
   // Host arithmetic (runs without a GPU): the deepest ring here is 8 slots (v1, v3, v4, v8).
   const std::uint64_t words = tut::reversed_tiles::check_sizes().back() / 4;
   const std::uint64_t tiles = (words + ch06::TILE_WORDS - 1) / ch06::TILE_WORDS;
-  EXPECT_GE(tiles / 2, 3u * tut::reversed_tiles::MAX_STAGES);
+  EXPECT_GE(tut::laps_per_block(tiles, tut::kLapCheckBlocks, tut::reversed_tiles::MAX_STAGES), 3u);
   EXPECT_EQ(tut::reversed_tiles::MAX_STAGES, 8);
 }
 
 TEST(Ch06Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
   SKIP_UNLESS_GPU(8, 0);
-  tut::ScopedGridCap two_blocks(2);  // what the harness's lap check does
+  tut::ScopedGridCap two_blocks(tut::kLapCheckBlocks);  // what the harness's lap check does
   ch06::Problem p(config(tut::reversed_tiles::check_sizes().back()));
   for (const auto& v : ch06::variants()) {
     if (v.negative || !runnable(v, p.cfg.device)) continue;

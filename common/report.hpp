@@ -87,6 +87,7 @@ bool write_json_file(const std::string& path, const std::string& text);
 
 /// @brief Whether write_json_file(@p path, ...) can succeed: the directory exists and a file
 ///        can be created in it. Checked before any GPU work (--json is a usage error then).
+/// @param path  the --json path
 /// @param error set to a one-line reason when not
 bool json_path_writable(const std::string& path, std::string& error);
 

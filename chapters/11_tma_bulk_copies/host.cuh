@@ -107,7 +107,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("v0_cpasync_full", "v0 cp.async 8x4K, full occ",
         "baseline: 16 B LDGSTS per thread into an 8 x 4 KiB ring, as many blocks per SM as fit",
-        [](Problem& p, cudaStream_t s) { launch_stream_v0(p.in(), p.out(), p.cfg.size, p.sms(), 0, s); });
+        [](Problem& p, cudaStream_t s) {
+          launch_stream_v0(p.in(), p.out(), p.cfg.size, p.sms(), 0, s);
+        });
   v.add("v0_cpasync_low", "v0 cp.async 8x4K, low occ",
         "the same at --blocks-per-sm blocks per SM (default 1)",
         [](Problem& p, cudaStream_t s) {
@@ -166,10 +168,10 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_stream_negative(stream_v9_wrong_parity_kernel, p.in(), p.out(), p.cfg.size,
                                  p.err(), p.sms(), s);
         }).negative = true;
-  v.add("v10_parity_lap0", "v10 BROKEN: parity of lap 0",
-        "negative: producer parity hard-wired to lap 0's value; wrong from the second lap on",
+  v.add("v10_empty_count", "v10 BROKEN: empty count 256",
+        "negative: empty[] expects 256 arrivals, gets 8 per phase; deadlock from the second lap",
         [](Problem& p, cudaStream_t s) {
-          launch_stream_negative(stream_v10_parity_lap0_kernel, p.in(), p.out(), p.cfg.size,
+          launch_stream_negative(stream_v10_empty_count_kernel, p.in(), p.out(), p.cfg.size,
                                  p.err(), p.sms(), s);
         }).negative = true;
   return v.list;

@@ -80,7 +80,8 @@ __global__ void __launch_bounds__(THREADS)
                              std::size_t n_vecs) {
   __shared__ alignas(16) int4 s_ring[CPA_STAGES][CPA_TILE_VECS];  // [8][256] x 16 B = 32 KiB
   const int t = threadIdx.x;
-  const std::size_t my_tiles = tut::tiles_of_this_block((n_vecs + CPA_TILE_VECS - 1) / CPA_TILE_VECS);
+  const std::size_t my_tiles =
+      tut::tiles_of_this_block((n_vecs + CPA_TILE_VECS - 1) / CPA_TILE_VECS);
   auto issue = [&](std::size_t j) {  // tile j of this block -> slot j % STAGES, then commit
     if (j < my_tiles) {
       const std::size_t base = tut::block_tile(j) * CPA_TILE_VECS;
@@ -183,9 +184,11 @@ __global__ void __launch_bounds__(THREADS)
     // EXERCISE-END
     return true;
   };
+  // Thread 0 stops producing after a failed wait but never returns early: its warp's other
+  // lanes would wait for it at __syncwarp. It times out on full[] with everyone instead.
+  bool producing = true;
   if (t == 0)  // prologue: fill up to STAGES slots (their empty waits pass at once)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
-      if (!produce(j)) return;  // the consumers then time out on full[] and return too
+    for (std::size_t j = 0; j < my_tiles && j < STAGES && producing; ++j) producing = produce(j);
 
   for (std::size_t j = 0; j < my_tiles; ++j) {  // consume tile j, release slot s, refill it
     const int s = static_cast<int>(j % STAGES);
@@ -205,7 +208,7 @@ __global__ void __launch_bounds__(THREADS)
       asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];"
                    ::"r"(tut::smem_addr(&empty[s])) : "memory");
     // EXERCISE-END
-    if (t == 0 && j + STAGES < my_tiles && !produce(j + STAGES)) return;
+    if (t == 0 && producing && j + STAGES < my_tiles) producing = produce(j + STAGES);
   }
   // No copy is in flight here: every issued tile was waited for by its consumers.
 }
@@ -250,13 +253,15 @@ __global__ void __launch_bounds__(THREADS)
                        d_in + base, bytes, &full[s]);
     return true;
   };
+  bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
-      if (!produce(j)) return;
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES && producing; ++j)
+      producing = produce(j);
 
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % TMA_STAGES);
-    if (!tut::wait_parity_bounded(&full[s], (j / TMA_STAGES) & 1)) {  // mbarrier.try_wait.parity
+    // mbarrier.try_wait.parity, in a loop bounded by %globaltimer
+    if (!tut::wait_parity_bounded(&full[s], (j / TMA_STAGES) & 1)) {
       atomicOr(d_error, tut::kErrorWaitTimedOut);
       return;
     }
@@ -266,7 +271,7 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
     __syncwarp();
     if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) return;
+    if (t == 0 && producing && j + TMA_STAGES < my_tiles) producing = produce(j + TMA_STAGES);
   }
 }
 

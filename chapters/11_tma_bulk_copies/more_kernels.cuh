@@ -173,9 +173,10 @@ __global__ void __launch_bounds__(THREADS)
                        d_in + base, bytes, &full[s]);
     return true;
   };
+  bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
-      if (!produce(j)) return;
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES && producing; ++j)
+      producing = produce(j);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % TMA_STAGES);
     if (!tut::wait_parity_bounded(&full[s], (j / TMA_STAGES) & 1)) {
@@ -188,7 +189,7 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);
     __syncwarp();
     if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) return;
+    if (t == 0 && producing && j + TMA_STAGES < my_tiles) producing = produce(j + TMA_STAGES);
   }
 }
 
@@ -228,9 +229,10 @@ __global__ void __launch_bounds__(THREADS)
                        d_in + base, bytes, &full[s]);
     return true;
   };
+  bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
-      if (!produce(j)) return;
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES && producing; ++j)
+      producing = produce(j);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % TMA_STAGES);
     if (!tut::wait_parity_bounded(&full[s], (j / TMA_STAGES) & 1)) {
@@ -243,19 +245,19 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);
     __syncwarp();
     if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) return;
+    if (t == 0 && producing && j + TMA_STAGES < my_tiles) producing = produce(j + TMA_STAGES);
   }
 }
 
-// v10: the producer's parity is hard-wired to the first lap's value, 1 ("the phase before
-// phase 0"). Lap 0 is correct, so a block that never wraps its ring passes. From lap 1 on the
-// wait asks about the wrong phase: if slot s's release has already completed, it waits for
-// the NEXT release, which needs the tile it is about to issue (a deadlock, given up after
-// 1 s); if not, it passes at once and the TMA refills a slot that warps are still reading.
-// Either way the check fails, but only in a launch where blocks lap the ring: the harness's
-// lap check (two blocks) makes --check-only catch it.
+// v10: the empty barriers count THREADS arrivals per phase, but only lane 0 of each warp
+// arrives (WARPS per phase). Lap 0 never needs a completed release (the producer's first waits
+// name the fresh barrier's "phase before phase 0"), so a block that never wraps its ring
+// passes. From lap 1 on the producer waits for a release that can never complete: the bounded
+// wait gives up, and the consumers time out on the tile that was never issued. Deterministic,
+// but only in a launch where blocks lap the ring: the harness's lap check (two blocks) makes
+// --check-only catch it.
 __global__ void __launch_bounds__(THREADS)
-    stream_v10_parity_lap0_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
+    stream_v10_empty_count_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
                                  std::size_t n_vecs, unsigned* d_error) {
   namespace ptx = cuda::ptx;
   extern __shared__ __align__(128) unsigned char smem_raw[];
@@ -267,14 +269,14 @@ __global__ void __launch_bounds__(THREADS)
   if (t == 0) {
     for (int s = 0; s < TMA_STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], WARPS);
+      ptx::mbarrier_init(&empty[s], THREADS);  // BUG: one arrival per warp, not per thread
     }
     ptx::fence_proxy_async(ptx::space_shared);
   }
   __syncthreads();
   auto produce = [&](std::size_t j) -> bool {
     const int s = static_cast<int>(j % TMA_STAGES);
-    const std::uint32_t parity = 1;  // BUG: right for lap 0 only; lap n needs ((n & 1) ^ 1)
+    const std::uint32_t parity = ((j / TMA_STAGES) & 1) ^ 1;
     if (!tut::wait_parity_bounded(&empty[s], parity)) {
       atomicOr(d_error, tut::kErrorWaitTimedOut);
       return false;
@@ -287,9 +289,10 @@ __global__ void __launch_bounds__(THREADS)
                        d_in + base, bytes, &full[s]);
     return true;
   };
+  bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES; ++j)
-      if (!produce(j)) return;
+    for (std::size_t j = 0; j < my_tiles && j < TMA_STAGES && producing; ++j)
+      producing = produce(j);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const int s = static_cast<int>(j % TMA_STAGES);
     if (!tut::wait_parity_bounded(&full[s], (j / TMA_STAGES) & 1)) {
@@ -302,7 +305,7 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);
     __syncwarp();
     if (t % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
-    if (t == 0 && j + TMA_STAGES < my_tiles && !produce(j + TMA_STAGES)) return;
+    if (t == 0 && producing && j + TMA_STAGES < my_tiles) producing = produce(j + TMA_STAGES);
   }
 }
 

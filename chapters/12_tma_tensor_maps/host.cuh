@@ -163,7 +163,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("v0_cpasync_full", "v0 cp.async-fed, full occ",
         "baseline: 32x32 tiles by 16 B cp.async per thread, padded rows, 8-stage ring",
-        [](Problem& p, cudaStream_t s) { launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), 0, s); });
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), 0, s);
+        });
   v.add("v0_cpasync_low", "v0 cp.async-fed, low occ", "the same at --blocks-per-sm blocks per SM",
         [](Problem& p, cudaStream_t s) {
           launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), p.low(), s);

@@ -60,14 +60,15 @@ TEST(Ch11Negative, WrongParityIsCaught) {
   EXPECT_FALSE(run_variant("v9_wrong_parity", 3 * 16384 + 16).ok());
 }
 
-// The second-lap negative: correct in lap 0, so it passes where no block wraps its ring (a
-// full grid at a small size), and fails where blocks lap it (two blocks, as in the harness's lap
-// check at the largest check size).
-TEST(Ch11Negative, ParityOfLapZeroIsCaughtOnceTheRingWraps) {
+// The second-lap negative: correct in lap 0, so it passes where no block wraps its ring (one
+// tile), and fails where blocks lap it (two blocks, as in the harness's lap check at the
+// largest check size).
+TEST(Ch11Negative, WrongEmptyCountIsCaughtOnceTheRingWraps) {
   SKIP_UNLESS_GPU(9, 0);
   const std::uint64_t size = ch11::kCheckSizes.back();
   tut::ScopedGridCap two_blocks(2);
-  EXPECT_FALSE(run_variant("v10_parity_lap0", size).ok());
+  EXPECT_FALSE(run_variant("v10_empty_count", size).ok());
+  EXPECT_TRUE(run_variant("v10_empty_count", 16384 - 16).ok());  // one tile per block: no lap
   EXPECT_TRUE(run_variant("v1_bulk_ptx_full", size).ok());  // the context is still usable
 }
 
@@ -76,10 +77,10 @@ TEST(Ch11Laps, LargestCheckSizeLapsEveryRing) {
   const std::uint64_t size = ch11::kCheckSizes.back();
   const int blocks = 2;
   EXPECT_GE(ch11::ring_laps(size, 16 * ch11::CPA_TILE_VECS, ch11::CPA_STAGES, blocks), 3u);  // v0
-  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 4, blocks), 3u);                               // v1-v4, v8-v10
-  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 8, blocks), 3u);                               // v5
-  EXPECT_GE(ch11::ring_laps(size, 16 * 2048, 4, blocks), 3u);                               // v6
-  EXPECT_GE(ch11::ring_laps(size, 16 * 256, 16, blocks), 3u);                               // v7
+  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 4, blocks), 3u);   // v1-v4, v8-v10
+  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 8, blocks), 3u);   // v5
+  EXPECT_GE(ch11::ring_laps(size, 16 * 2048, 4, blocks), 3u);   // v6
+  EXPECT_GE(ch11::ring_laps(size, 16 * 256, 16, blocks), 3u);   // v7
 }
 
 // Host only: the 16-byte rules are refused with a reason before anything is launched.

@@ -22,11 +22,12 @@
 ///   ring_kernel<4><<<grid, block, smem, s>>>(in, out, n);                     // timed: untraced
 ///   ring_kernel<4, tut::TraceOn><<<grid, block, smem, s>>>(in, out, n, rec.arg());  // traced
 /// @endcode
-/// With tut::TraceOff every call is an empty inline function of an empty object: the untraced
-/// instance contains no timer read, no %smid read and no store of a record. A chapter asserts
-/// this in its asm_expect.txt (the untraced instance has no `%smid` in PTX and no SR_SMID /
-/// SR_GLOBALTIMER read in SASS beyond what the kernel itself uses), and prints the traced and
-/// untraced times of the same launch, so the cost of tracing when it is on is measured.
+/// With tut::TraceOff every call is an empty inline function of an empty object, and the empty
+/// parameter comes last: the untraced instance has the SASS of the kernel without the calls
+/// (test timeline_zero_cost). A chapter asserts it in its asm_expect.txt (the TraceOff instance
+/// has no `%smid` in PTX, no SR_VIRTUALSMID in SASS and, unless the kernel has bounded waits,
+/// no SR_GLOBALTIMERLO), and prints the traced and untraced times of the same launch, so the
+/// cost of tracing when it is on is measured (docs/timelines.md).
 ///
 /// Which blocks are traced: those with blockIdx.x < layout.max_blocks that run on an SM whose
 /// %smid is below traced_sms (0 means every SM). Each recording thread decides on its own,
@@ -156,13 +157,14 @@ struct TraceOn {
   ///        (e.g. `threadIdx.x == 0`, or `lane_in_warp == 0` for one lane per warp), and only
   ///        in a traced block.
   __device__ __forceinline__ Lane lane(std::uint32_t lane_id, bool recorder) const {
-    const std::uint32_t sm = detail::trace_smid();
-    const bool traced = recorder && records != nullptr && blockIdx.x < max_blocks &&
-                        lane_id < lanes && (traced_sms == 0 || sm < traced_sms);
     TraceRecord* region = nullptr;
-    if (traced)
-      region = records + (static_cast<std::uint64_t>(blockIdx.x) * lanes + lane_id) *
-                             (static_cast<std::uint64_t>(capacity) + 2);
+    std::uint32_t sm = 0;
+    if (recorder && records != nullptr && blockIdx.x < max_blocks && lane_id < lanes) {
+      sm = detail::trace_smid();
+      if (traced_sms == 0 || sm < traced_sms)
+        region = records + (static_cast<std::uint64_t>(blockIdx.x) * lanes + lane_id) *
+                               (static_cast<std::uint64_t>(capacity) + 2);
+    }
     return Lane(region, capacity, sm);
   }
 };
@@ -222,7 +224,7 @@ inline bool write_timeline(const std::string& path, const std::vector<KernelTrac
   std::string error;
   TraceSummary sum;
   if (!write_chrome_trace(path, kernels, info, error, &sum)) {
-    std::fprintf(stderr, "%s: error: --timeline: %s\n", info.chapter.c_str(), error.c_str());
+    std::fprintf(stderr, "error: --timeline: %s\n", error.c_str());
     return false;
   }
   std::printf("timeline: %s (%zu kernel(s), %zu copy spans, %zu compute spans, %zu copies "

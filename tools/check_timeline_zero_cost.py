@@ -35,17 +35,19 @@ def sass_functions(text):
 
 
 def pairs(funcs):
-    """(traceoff name, plain name, template args) for each instance with a plain twin."""
+    """(traceoff name, plain name, template args) for each instance with a plain twin. Names
+    are mangled: <len><name>I<args>N3tut8TraceOffEE... for NAME<args..., tut::TraceOff>."""
     out = []
     for name in funcs:
-        m = re.match(r"_Z(\d+)(\w+?)I(.*)N3tut8TraceOffE", name)
-        if not m or len(m.group(2)) != int(m.group(1)):
-            continue
-        base, args = m.group(2), m.group(3)
-        plain = f"{base}_plain"
-        for other in funcs:
-            if other.startswith(f"_Z{len(plain)}{plain}I{args}E"):
-                out.append((name, other, args))
+        for m in re.finditer(r"\d+", name):
+            base = name[m.end():m.end() + int(m.group())]
+            rest = name[m.end() + int(m.group()):]
+            t = re.match(r"I((?:L[ij]-?\d+E)*)N3tut8TraceOffE", rest)
+            if not t or not re.fullmatch(r"[A-Za-z_]\w*", base):
+                continue
+            plain = f"{len(base) + 6}{base}_plainI{t.group(1)}E"
+            out += [(name, other, t.group(1)) for other in funcs if plain in other]
+            break
     return out
 
 

@@ -8,9 +8,12 @@
 #       <name>               runs `<name> --check-only`               labels chapter;gpu
 #       <name>_negatives     every negative variant must FAIL         labels chapter;gpu;negative
 #       <name>_bad_input     bad flags/values exit 2 (no GPU needed)  labels chapter;cli
-#       <name>_skips         no GPU / too-old GPU exit 77, naming the CC labels chapter;cli
+#       <name>_skips         no GPU / too-old GPU / no code for the GPU exit 77, naming
+#                            why; an earlier --json file survives    labels chapter;cli
 #       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
 #       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
+#                            (listed as skipped, with the reason, when cuobjdump is missing)
+#       and the exercise's tests (tutorial_add_exercise below)
 # MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
 # (sm_90 when none are). ARCHS overrides the architectures of the binary, its GPU tests and its
 # exercise (e.g. 90a-real for sm_90a-only instructions); the PTX listings keep MIN_ARCH's list.

@@ -156,6 +156,17 @@ struct Chapter {
   std::function<bool(const RunConfig&, cudaStream_t, const std::string& path)> timeline;
 };
 
+/// @brief Why @p v cannot run on @p device from this binary ("" when it can): a compute
+///        capability below v.min_cc, or no code in the binary for v.min_cc on this GPU
+///        (arch_probe.cuh). Sweeps use it to skip what the table skips.
+template <class Problem>
+std::string why_variant_cannot_run(const Variant<Problem>& v, const DeviceSummary& device) {
+  if (device.cc_major * 10 + device.cc_minor < v.min_cc)
+    return "needs compute capability " + std::to_string(v.min_cc / 10) + "." +
+           std::to_string(v.min_cc % 10);
+  return missing_arch_reason(v.min_cc);
+}
+
 /// @brief Poison the output and every SM's shared memory, launch @p v once, synchronise,
 ///        verify against the CPU reference.
 /// @note  The poison is what makes the check honest: a kernel that writes nothing (or not
@@ -232,7 +243,6 @@ std::string size_text(const Chapter<Problem>& ch, std::uint64_t value) {
   return value < 1024 ? std::to_string(value) + " B" : format_bytes(double(value));
 }
 
-inline bool cc_at_least(const DeviceSummary& d, int cc) { return d.cc_major * 10 + d.cc_minor >= cc; }
 
 /// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
 inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
@@ -376,11 +386,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     rows[r].negative = v.negative;
     rows[r].is_ceiling = v.is_ceiling;
     rows[r].passed = true;
-    if (!detail::cc_at_least(report.device, v.min_cc)) {
-      rows[r].skipped = true;
-      rows[r].check_detail = "needs compute capability " + std::to_string(v.min_cc / 10) + "." +
-                             std::to_string(v.min_cc % 10);
-    } else if (const std::string why = missing_arch_reason(v.min_cc); !why.empty()) {
+    if (const std::string why = why_variant_cannot_run(v, report.device); !why.empty()) {
       rows[r].skipped = true;
       rows[r].check_detail = why;
       std::printf("skipping %s: %s\n", v.key.c_str(), why.c_str());

@@ -243,7 +243,6 @@ std::string size_text(const Chapter<Problem>& ch, std::uint64_t value) {
   return value < 1024 ? std::to_string(value) + " B" : format_bytes(double(value));
 }
 
-
 /// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
 inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
                                   int repeats) {

@@ -144,7 +144,7 @@ endfunction()
 #   - A student's copy, exercises/NN_topic/ (tools/exercise.py new NN; not tracked by git), is
 #     built as <name>_exercise from its own main.cu (a quoted #include looks in the including
 #     file's folder first, so it picks up the copy's kernels). CTest <name>_exercise (label
-#     "student", outside the default test preset) runs it with --check-only, like the chapter.
+#     "student-exercise", outside the default test preset) runs it with --check-only.
 #   - <name>_exercise_compiles (label "inspect", in CI) generates the exercise into the build
 #     folder and compiles it to PTX: every exercise as shipped compiles.
 #   - With TUTORIAL_BUILD_EXERCISES=ON, <name>_exercise_unsolved is the generated exercise
@@ -178,7 +178,7 @@ function(tutorial_add_exercise name bin_archs ptx_archs sources libraries)
     set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
     tutorial_cuda_flags(${name}_exercise)
     add_test(NAME ${name}_exercise COMMAND ${name}_exercise --check-only)
-    set_tests_properties(${name}_exercise PROPERTIES LABELS "student" SKIP_RETURN_CODE 77)
+    set_tests_properties(${name}_exercise PROPERTIES LABELS "student-exercise" SKIP_RETURN_CODE 77)
   endif()
 
   if(NOT has_gaps)

@@ -214,8 +214,13 @@ void producer_consumer(BufferBuilder& b, std::uint32_t block, std::uint32_t sm, 
   std::uint64_t tp = start, tc = start + 32;
   for (int j = 0; j < tiles; ++j) {
     const auto slot = std::uint8_t(j % stages);
-    if (j >= stages) tp = std::max(tp, released[j - stages]);  // waits for the slot to be free
-    b.event(block, 0, TraceEvent::kCopyIssued, j, slot, tp += 32);
+    if (j >= stages) {  // the producer waits for the slot to be free; the issue follows in
+                        // the same clock tick, which must not count as the copy's landing
+      b.event(block, 0, TraceEvent::kWaitBegin, j, slot, tp += 32);
+      tp = std::max(tp, released[j - stages]);
+      b.event(block, 0, TraceEvent::kWaitDone, j, slot, tp);
+    }
+    b.event(block, 0, TraceEvent::kCopyIssued, j, slot, tp);
     const std::uint64_t landed = tp + 700;
     b.event(block, 1, TraceEvent::kWaitBegin, j, slot, tc += 32);
     tc = std::max(tc, landed);
@@ -374,6 +379,11 @@ TEST(TimelineWriter, ProducerConsumerLanesPairAcrossLanes) {
       {kernel(b, "v1_ws", {"producer", "consumer"})}, {}, &sum);
   check_trace_file(text, 1);
   EXPECT_EQ(sum.copy_spans, 9u) << "issued by the producer, landed when the consumer's wait returned";
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("\"cat\":\"copy\"") != std::string::npos)
+      EXPECT_EQ(line.find("\"dur\":0.000,"), std::string::npos)
+          << "the producer's own wait for a free slot is not the copy's landing: " << line;
   EXPECT_EQ(sum.compute_spans, 9u);
   EXPECT_GT(sum.overlapping_copies, 0u);
   EXPECT_NE(text.find("block 0 | producer"), std::string::npos);

@@ -10,8 +10,8 @@
 //           mbarriers, setmaxnreg                                     (this file)
 //   step 4  2-block cluster: B multicast, remote "slot free" arrivals  (step4_cluster.cuh)
 //   step 5  persistent, L2-grouped tile order, TMA-store epilogue     (step5_persistent.cuh)
-//   negatives (each must FAIL): wrong swizzle, missing wgmma wait, parity wrong from the
-//   second lap, missing fence.proxy.async before the TMA store         (negatives.cuh)
+//   negatives (each must FAIL): wrong swizzle, a slot released before wgmma.wait_group,
+//   parity wrong from the second lap                                   (negatives.cuh)
 // Launch functions: launchers.cuh. Host side (problem, references, cuBLAS, variants): host.cuh.
 // Minimum: sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are not in sm_100).
 #pragma once

@@ -36,8 +36,10 @@ __device__ __forceinline__ void cp_async_cg16(void* s_dst, const void* g_src, in
 }
 
 /// @brief One `cp.async.ca` (through L1) of @p BYTES = 4, 8 or 16 bytes: global -> shared.
+/// @tparam BYTES    copy width: 4, 8 or 16 (`.cg` exists only for 16)
+/// @param s_dst     shared-memory destination, aligned to @p BYTES
+/// @param g_src     global source, aligned to @p BYTES
 /// @param src_bytes bytes read (0..BYTES); the rest is zero-filled
-/// @note @p s_dst and @p g_src must be aligned to @p BYTES.
 template <int BYTES>
 __device__ __forceinline__ void cp_async_ca(void* s_dst, const void* g_src, int src_bytes = BYTES) {
   static_assert(BYTES == 4 || BYTES == 8 || BYTES == 16, "cp.async.ca copies 4, 8 or 16 bytes");

@@ -14,10 +14,12 @@ Markdown files (outside ``` / ~~~ fences and outside code spans):
   2. A code span holding a single quote (`FULL_ONLY='a|b' cmd`): Doxygen takes `...' for a
      typographic quote and loses track of every backtick after it on the line (the next
      "--seed" turns into an en dash and a stray backtick). Such spans get double backticks.
-  3. Straight double quotes: Doxygen does not render Markdown inside "..." (code spans stay
+  3. A code span over more than two lines: Doxygen ends it at the second line break; it is
+     put on one line (the line breaks move after the paragraph).
+  4. Straight double quotes: Doxygen does not render Markdown inside "..." (code spans stay
      as backticks or show as "<tt>"). They become typographic quotes.
-  4. "--" in prose (cmake --build): Doxygen makes it an en dash; it is escaped.
-  5. Links to files of the repository that are not pages of the site (logs, CSV files,
+  5. "--" in prose (cmake --build): Doxygen makes it an en dash; it is escaped.
+  6. Links to files of the repository that are not pages of the site (logs, CSV files,
      folders, images by path, x.md#anchor): an image keeps only its file name (the CMake
      configuration puts its folder in IMAGE_PATH); a link to a page drops the #anchor
      (Doxygen links .md files only without one); any other link becomes its text followed by
@@ -98,51 +100,67 @@ def rewrite_link(m, md_dir):
     return f"{text} (`{shown}`)" if text else f"`{shown}`"
 
 
+def filter_block(text, md_dir, heading):
+    """One paragraph (lines joined by newlines: a code span may continue on the next line) or
+    one heading line."""
+    quotes = Quotes()
+    pieces = []
+    moved_newlines = 0
+    for is_code, part in split_code_spans(text):
+        if is_code and part.count("\n") > 1:
+            # Doxygen 1.9 ends a code span at its second line break: put it on one line, and
+            # the line breaks after the paragraph, so later lines keep their numbers
+            moved_newlines += part.count("\n")
+            part = part.replace("\n", " ")
+        if is_code:
+            body = part.strip("`")
+            if heading:
+                pieces.append(body)
+            elif part.startswith("`") and not part.startswith("``") and "'" in body:
+                pieces.append(f"``{body}``" if not body.startswith("`") else f"`` {body} ``")
+            else:
+                pieces.append(part)
+            continue
+        if part.lstrip().startswith("<!--"):
+            pieces.append(part)
+            continue
+        part = LINK.sub(lambda m: rewrite_link(m, md_dir), part)
+        # a rewritten link may have brought in a code span: keep it out of the rules
+        for code2, p2 in split_code_spans(part):
+            pieces.append(p2 if code2 else DASHES.sub(r"\\-\\-", quotes.replace(p2)))
+    return "".join(pieces) + "\n" * moved_newlines
+
+
 def filter_markdown(lines, path):
     md_dir = os.path.dirname(os.path.abspath(path))
-    out, fence, quotes = [], None, Quotes()
+    out, fence, paragraph = [], None, []
+
+    def flush():
+        if paragraph:
+            out.extend(filter_block("\n".join(paragraph), md_dir, False).split("\n"))
+            paragraph.clear()
+
     for line in lines:
         m = FENCE.match(line)
         if fence:
             if m and m.group(1) == fence:
                 fence = None
             out.append(line)
-            continue
-        if m:
+        elif m:
+            flush()
             fence = m.group(1)
             out.append(line)
-            continue
-        if not line.strip():
-            quotes = Quotes()  # a paragraph ends
+        elif not line.strip():
+            flush()
             out.append(line)
-            continue
-        if line.startswith("    ") or line.startswith("\t"):
+        elif not paragraph and (line.startswith("    ") or line.startswith("\t")):
             out.append(line)  # an indented code block (or a nested list's text: left alone)
-            continue
-        heading = bool(HEADING.match(line))
-        pieces = []
-        for is_code, text in split_code_spans(line):
-            if is_code:
-                body = text.strip("`")
-                if heading:
-                    pieces.append(body)
-                elif text.startswith("`") and not text.startswith("``") and "'" in body:
-                    pieces.append(f"``{body}``" if not body.startswith("`") else f"`` {body} ``")
-                else:
-                    pieces.append(text)
-            else:
-                if text.lstrip().startswith("<!--"):
-                    pieces.append(text)
-                    continue
-                text = LINK.sub(lambda mm: rewrite_link(mm, md_dir), text)
-                # a rewritten link may have brought in a code span: keep it out of the rules
-                sub = []
-                for code2, t2 in split_code_spans(text):
-                    if not code2:
-                        t2 = DASHES.sub(r"\\-\\-", quotes.replace(t2))
-                    sub.append(t2)
-                pieces.append("".join(sub))
-        out.append("".join(pieces))
+        elif HEADING.match(line):
+            flush()
+            out.append(filter_block(line, md_dir, True))
+        else:
+            paragraph.append(line)
+    flush()
     return out
 
 

@@ -1,12 +1,6 @@
 // Chapter 04, host side: the CPU reference, the Problem, the variant registry and the sizes.
-// The kernels and launchers are in kernels.cuh (included first by main.cu and the tests).
+// The kernels and launchers are in kernels.cuh.
 #pragma once
-
-// The includer includes its kernels.cuh first (main.cu, or an exercise copy with its own
-// kernels.cuh): including "kernels.cuh" from here would always pick this directory's solution.
-#ifndef CH04_KERNELS_INCLUDED
-#error "include kernels.cuh before host.cuh"
-#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -15,6 +9,7 @@
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "kernels.cuh"
 
 namespace ch04 {
 

@@ -20,7 +20,6 @@
 // CPU reference, variant registry, sizes) is host.cuh, the sweeps are sweep.cuh.
 // Minimum compute capability: 8.0 (cp.async). Dynamic shared memory: STAGES x 4 KiB per block.
 #pragma once
-#define CH04_KERNELS_INCLUDED  // host.cuh and sweep.cuh check it (they must not include us)
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/memcpy_async.h>

@@ -1,8 +1,7 @@
 // Chapter 04 driver: builds the chapter description and hands it to the harness. The lesson is
 // in kernels.cuh and README.md; the host side in host.cuh; the sweeps after the table in sweep.cuh.
-#include "kernels.cuh"  // an exercise copy of main.cu picks up its own kernels.cuh here
-#include "chapters/04_pipeline_prefetch/host.cuh"   // from the project root: shared by both
-#include "chapters/04_pipeline_prefetch/sweep.cuh"
+#include "host.cuh"   // includes kernels.cuh from this folder (an exercise copy: its own)
+#include "sweep.cuh"
 
 int main(int argc, char** argv) {
   tut::Chapter<ch04::Problem> ch;

@@ -4,8 +4,9 @@
 // Every point is a configuration (kernel, blocks per SM, rounds) that is first checked once at
 // the sweep's size with tut::run_and_verify (poisoned output, bit-exact comparison with the
 // CPU reference), then timed: the median of kSweepRepeats event-timed runs after kSweepWarmup,
-// on 2 x --size buffers (1 GiB each by default, far beyond the L2). A point that fails its
-// check is printed as FAIL instead of a number, left out of the JSON, and fails the run.
+// reading and writing --size bytes each (1 GiB by default, far beyond the L2). A point that
+// fails its check is printed as FAIL instead of a number, left out of the JSON, and fails the
+// run.
 // Writes <--json>.sweep.json, the input of plot_sweep.py.
 #pragma once
 
@@ -14,12 +15,9 @@
 #include <string>
 #include <vector>
 
-#ifndef CH04_KERNELS_INCLUDED
-#error "include kernels.cuh (and host.cuh) before sweep.cuh"
-#endif
-
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "host.cuh"
 
 namespace ch04 {
 

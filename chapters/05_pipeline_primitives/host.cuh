@@ -1,16 +1,12 @@
 // Chapter 05, host side: the variant registry. The workload's Problem, CPU reference and sizes
-// are common/workload_reversed_tiles.cuh; the kernels and launchers are kernels.cuh (included
-// first by main.cu and the tests).
+// are common/workload_reversed_tiles.cuh; the kernels and launchers are kernels.cuh.
 #pragma once
-
-#ifndef CH05_KERNELS_INCLUDED
-#error "include kernels.cuh before host.cuh"
-#endif
 
 #include <vector>
 
 #include "common/harness.cuh"
 #include "common/workload_reversed_tiles.cuh"
+#include "kernels.cuh"
 
 namespace ch05 {
 

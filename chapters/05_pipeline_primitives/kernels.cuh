@@ -22,7 +22,6 @@
 // This file holds the device code and launchers in reading order; the variant registry is in
 // host.cuh. Minimum compute capability: 8.0 (cp.async).
 #pragma once
-#define CH05_KERNELS_INCLUDED  // host.cuh checks it (it must not include us)
 
 #include <cuda_awbarrier_primitives.h>
 #include <cuda_pipeline.h>
@@ -119,7 +118,7 @@ __device__ inline void issue_tile_primitives(std::uint32_t* s_slot,
     if (w >= padded) continue;   // beyond the padded tile: nothing to copy or zero
     const int left = count - w;  // may be <= 0 for 4-byte copies
     const int valid = left < 0 ? 0 : (left < ELEM_WORDS ? left : ELEM_WORDS);
-    // EXERCISE-BEGIN: zfill = the bytes of this copy to ZERO (past the array's end), not to read
+    // EXERCISE-BEGIN: the 4th argument of the primitive for this copy: how many of its bytes lie past the end of the array and must arrive as zeros
     const int zfill = (ELEM_WORDS - valid) * 4;
     // EXERCISE-STUB: const int zfill = 0;
     // EXERCISE-END

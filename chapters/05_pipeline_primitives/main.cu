@@ -1,7 +1,6 @@
 // Chapter 05 driver: builds the chapter description and hands it to the harness.
 // The lesson is in kernels.cuh and README.md; the variant registry in host.cuh.
-#include "kernels.cuh"  // an exercise copy of main.cu picks up its own kernels.cuh here
-#include "chapters/05_pipeline_primitives/host.cuh"  // from the project root: shared by both
+#include "host.cuh"  // includes kernels.cuh from this folder (an exercise copy: its own)
 
 int main(int argc, char** argv) {
   tut::Chapter<ch05::Problem> ch;

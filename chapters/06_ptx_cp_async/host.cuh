@@ -1,18 +1,14 @@
 // Chapter 06, host side: the window workload's CPU reference, the Problem (chapter 05's, plus
 // the window check) and the variant registry. The stream workload's Problem, reference and
-// sizes are common/workload_reversed_tiles.cuh; the kernels and launchers are kernels.cuh
-// (included first by main.cu and the tests).
+// sizes are common/workload_reversed_tiles.cuh; the kernels and launchers are kernels.cuh.
 #pragma once
-
-#ifndef CH06_KERNELS_INCLUDED
-#error "include kernels.cuh before host.cuh"
-#endif
 
 #include <cstdint>
 #include <vector>
 
 #include "common/harness.cuh"
 #include "common/workload_reversed_tiles.cuh"
+#include "kernels.cuh"
 
 namespace ch06 {
 

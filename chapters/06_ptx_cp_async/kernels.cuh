@@ -21,7 +21,6 @@
 // the Problem's window reference and the variant registry are in host.cuh.
 // Minimum compute capability: 8.0 (cp.async).
 #pragma once
-#define CH06_KERNELS_INCLUDED  // host.cuh checks it (it must not include us)
 
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
@@ -342,6 +341,5 @@ inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, st
 
 }  // namespace ch06
 
-// The mbarrier variants, v3 and v4 (from the project root, so that an exercise copy of this
-// file still finds them).
-#include "chapters/06_ptx_cp_async/kernels_mbarrier.cuh"
+// The mbarrier variants, v3 and v4.
+#include "kernels_mbarrier.cuh"

@@ -18,10 +18,6 @@
 
 #include <cstdint>
 
-#ifndef CH06_KERNELS_INCLUDED
-#error "include kernels.cuh, which includes this file at its end"
-#endif
-
 namespace ch06 {
 
 // cp.async.mbarrier.arrive.noinc.shared.b64 [bar]: an arrival on `bar` that the hardware makes

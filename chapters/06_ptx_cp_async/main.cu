@@ -1,7 +1,6 @@
 // Chapter 06 driver: builds the chapter description and hands it to the harness.
 // The lesson is in kernels.cuh, kernels_mbarrier.cuh and README.md; the registry in host.cuh.
-#include "kernels.cuh"  // an exercise copy of main.cu picks up its own kernels.cuh here
-#include "chapters/06_ptx_cp_async/host.cuh"  // from the project root: shared by both
+#include "host.cuh"  // includes kernels.cuh from this folder (an exercise copy: its own)
 
 int main(int argc, char** argv) {
   tut::Chapter<ch06::Problem> ch;

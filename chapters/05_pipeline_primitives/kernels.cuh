@@ -173,9 +173,9 @@ __global__ void __launch_bounds__(THREADS)
 // kept per slot until the wait, in an array indexed by k % STAGES: the compiler cannot keep a
 // dynamically indexed array in registers, so it lives in local memory (STL.64 after the arrive,
 // LDL.64 before the wait: per tile and thread, 16 bytes of L1 traffic). v3 needs no token.
-// The __syncthreads that remains protects slot reuse
-// (the barrier says "tile landed", not "everyone finished reading the previous tile"); chapter 07
-// replaces it with a second, "consumed" barrier per slot.
+// The __syncthreads that remains protects slot reuse (the barrier says "tile landed", not
+// "everyone finished reading the previous tile"); chapter 07 replaces it with a second,
+// "consumed" barrier per slot.
 template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v2_mbarrier_kernel(const std::uint32_t* __restrict__ d_in,

@@ -1,8 +1,6 @@
 // Chapter 00, host side: the Problem (copy `size` bytes of unique 32-bit words; the reference
 // is the input itself), the variant registry and the size settings.
-//
-// Included after kernels.cuh (by main.cu and by the chapter's tests), and it does not include
-// kernels.cuh itself: a student's copy of the chapter pairs this file with its own kernels.cuh.
+// main.cu and the chapter's tests include this file; it includes the kernels beside it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,6 +11,7 @@
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "kernels.cuh"
 
 namespace ch00 {
 

@@ -2,8 +2,7 @@
 // that shows where the L2 cache stops flattering bandwidth figures.
 #include <cstdio>
 
-#include "kernels.cuh"
-#include "chapters/00_gpu_ceiling/host.cuh"  // after kernels.cuh (see host.cuh)
+#include "host.cuh"  // the variants, the Problem, the sizes; it includes kernels.cuh
 
 namespace {
 

@@ -1,8 +1,6 @@
 // Chapter 03, host side: the variant registry. The Problem, the CPU references and the size
 // settings are the workload's (common/workload_stencil_stream.cuh), shared with chapters 01-03.
-//
-// Included after kernels.cuh (by main.cu and by the chapter's tests), and it does not include
-// kernels.cuh itself: a student's copy of the chapter pairs this file with its own kernels.cuh.
+// main.cu and the chapter's tests include this file; it includes the kernels beside it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +9,7 @@
 #include <vector>
 
 #include "common/harness.cuh"
+#include "kernels.cuh"
 #include "common/workload_stencil_stream.cuh"
 
 namespace ch03 {

@@ -1,7 +1,6 @@
 // Chapter 03: builds the chapter description and hands it to the harness.
 // The lesson is in kernels.cuh and README.md.
-#include "kernels.cuh"
-#include "chapters/03_collective_copies/host.cuh"  // after kernels.cuh (see host.cuh)
+#include "host.cuh"  // the variants, the Problem, the sizes; it includes kernels.cuh
 
 int main(int argc, char** argv) {
   tut::Chapter<ch03::Problem> ch;

@@ -4,7 +4,6 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "kernels.cuh"
 #include "host.cuh"
 
 namespace {

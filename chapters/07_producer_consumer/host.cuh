@@ -2,12 +2,15 @@
 // the chapter's size settings. The lesson's device code is in kernels.cuh.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 #include "kernels.cuh"
 
 namespace ch07 {
@@ -90,6 +93,62 @@ inline const std::vector<std::uint64_t> kCheckSizes = {16, 48, 4096 - 16, 3 * 40
                                                         (1u << 20) + 112, 8u << 20};
 constexpr int kDeepestRing = 8;  // slots of the deepest ring among the variants
 
+// --timeline: the 2-producer-warp split with 4 and with 8 slots, traced on a small problem
+// (at most kTimelineBytes; 32 MiB is 62 tiles per block at 1 block per SM): the blocks on SMs 0
+// and 1, the first tiles of each. Each traced run is checked like any other run.
+constexpr std::uint64_t kTimelineBytes = 32u << 20;
+constexpr std::uint32_t kTimelineCapacity = 512;  // events per lane: ~100 tiles of a consumer
+
+template <int STAGES, int PRODUCERS>
+bool trace_split(Problem& p, cudaStream_t s, const char* key, const char* title,
+                 std::vector<tut::KernelTrace>& out) {
+  constexpr std::uint32_t lanes = 1 + (THREADS - PRODUCERS) / 32;
+  const unsigned grid = grid_stencil_v1_traced<STAGES, PRODUCERS>(p.sms(), p.blocks_per_sm());
+  tut::TraceRecorder rec({grid, lanes, kTimelineCapacity});
+  rec.clear(s);
+  p.poison(s);
+  tut::scrub_shared_memory(s);
+  launch_stencil_v1_traced<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, grid,
+                                              rec.arg(), s);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const tut::VerifyResult r = p.verify(s, 0);
+  if (!r.ok()) {
+    std::printf("[%s] traced run: %s\n%s", key, r.summary().c_str(), r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{key, title, {"producer warps (thread 0)"}, rec.download(s)};
+  for (std::uint32_t w = 1; w < lanes; ++w)
+    kt.lane_names.push_back("consumer warp " + std::to_string(w - 1));
+  // What tracing costs: the same launch untraced and traced, median of 20 each.
+  tut::measure_trace_overhead(
+      kt, s, 3, 20,
+      [&](cudaStream_t st) {
+        launch_stencil_v1<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, p.sms(),
+                                             p.blocks_per_sm(), st);
+      },
+      [&](cudaStream_t st) {
+        launch_stencil_v1_traced<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, grid,
+                                                    rec.arg(), st);
+      });
+  out.push_back(std::move(kt));
+  return true;
+}
+
+inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
+  tut::RunConfig cfg = run;
+  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
+  Problem p(cfg);
+  std::vector<tut::KernelTrace> kernels;
+  bool ok = trace_split<4, 64>(p, s, "v1_split_p2c6_s4", "v1 split 2P:6C, 4 slots", kernels);
+  ok = trace_split<8, 64>(p, s, "v1_split_p2c6_s8", "v1 split 2P:6C, 8 slots", kernels) && ok;
+  const std::string command = "ch07_producer_consumer --timeline=" + path + " --size=" +
+                              std::to_string(cfg.size) + " --blocks-per-sm=" +
+                              std::to_string(p.blocks_per_sm());
+  return tut::write_timeline(path, kernels, {"ch07_producer_consumer", cfg.device.name, command}) &&
+         ok;
+}
+
 inline tut::Chapter<Problem> chapter() {
   tut::Chapter<Problem> ch;
   ch.id = "ch07_producer_consumer";
@@ -106,6 +165,7 @@ inline tut::Chapter<Problem> chapter() {
   // the unified pipeline with the same ring.
   ch.tour_lesson = "v1_split_p2c6_s8";
   ch.tour_baseline = "v0_unified_s8";
+  ch.timeline = record_timeline;
   return ch;
 }
 

@@ -26,6 +26,7 @@
 
 #include "common/launch.cuh"
 #include "common/ring.cuh"
+#include "common/timeline.cuh"
 
 namespace ch07 {
 
@@ -128,10 +129,12 @@ __global__ void __launch_bounds__(THREADS)
 //   consumer_release()  arrives on "consumed".
 // The mbarriers are block-scope objects in shared memory, so an arrival by one thread is seen
 // by another: that is what a thread-scope pipeline (v9) cannot do.
-template <int STAGES, int PRODUCERS>
+// Timeline (tut::TraceOn only; tut::TraceOff compiles to the same code as no calls): lane 0 is
+// producer thread 0, lane 1 + w is consumer warp w (its lane 0 records).
+template <int STAGES, int PRODUCERS, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     stencil_v1_split_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
-                            std::size_t n) {
+                            std::size_t n, Tracing trace = {}) {
   static_assert(PRODUCERS % 32 == 0 && PRODUCERS > 0 && PRODUCERS < THREADS,
                 "whole warps on each side");
   constexpr int CONSUMERS = THREADS - PRODUCERS;
@@ -150,26 +153,39 @@ __global__ void __launch_bounds__(THREADS)
   cuda::pipeline<cuda::thread_scope_block> pipe = cuda::make_pipeline(
       block, &s_state, is_producer ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer);
   const std::size_t my_tiles = tiles_for_block(n);
+  auto lane = trace.lane(is_producer ? 0 : 1 + (t - PRODUCERS) / 32,
+                         is_producer ? t == 0 : (t - PRODUCERS) % 32 == 0);
   if (is_producer) {
     for (std::size_t k = 0; k < my_tiles; ++k) {
+      const int slot = static_cast<int>(k % STAGES);
+      lane.wait_begun(k, slot);
       pipe.producer_acquire();  // slot k % STAGES is free
+      lane.wait_done(k, slot);
       // EXERCISE-BEGIN: copy tile k into the slot just acquired, the 260 vectors shared among the producer threads only
       produce_slot(s_slots[k % STAGES], d_in, n, tile_base(k), t, PRODUCERS, pipe);
       // EXERCISE-STUB: (void)PRODUCERS;
       // EXERCISE-END
       pipe.producer_commit();  // "produced" completes when these copies land
+      lane.copy_issued(k, slot);
     }
   } else {
     for (std::size_t k = 0; k < my_tiles; ++k) {
+      const int slot = static_cast<int>(k % STAGES);
+      lane.wait_begun(k, slot);
       pipe.consumer_wait();  // slot k % STAGES holds tile k, all of it
+      lane.wait_done(k, slot);
+      lane.compute_begun(k, slot);
       // EXERCISE-BEGIN: compute tile k's outputs from the slot; only the consumer threads work here, so number them from 0 and let them cover all outputs between them
       stencil_slot(s_slots[k % STAGES], d_out, tile_base(k), tile_count(n, tile_base(k)),
                    t - PRODUCERS, CONSUMERS);
       // EXERCISE-STUB: (void)CONSUMERS;
       // EXERCISE-END
+      lane.compute_ended(k, slot);
       pipe.consumer_release();  // the producers may refill it
+      lane.slot_released(k, slot);
     }
   }
+  lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -238,7 +254,22 @@ void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sms, 
 template <int STAGES, int PRODUCERS>
 void launch_stencil_v1(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                        cudaStream_t s) {
-  launch_persistent(stencil_v1_split_kernel<STAGES, PRODUCERS>, d_in, d_out, n, sms, bps, s);
+  const auto kernel = stencil_v1_split_kernel<STAGES, PRODUCERS>;  // untraced (TraceOff)
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, bps);
+  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n, tut::TraceOff{});
+}
+// The traced instance (--timeline): the same kernel with a tut::TraceOn argument. The trace
+// buffer needs the grid before the launch, so the grid is asked for first.
+template <int STAGES, int PRODUCERS>
+unsigned grid_stencil_v1_traced(int sms, int bps) {
+  return tut::persistent_grid(stencil_v1_split_kernel<STAGES, PRODUCERS, tut::TraceOn>, THREADS,
+                              sms, bps);
+}
+template <int STAGES, int PRODUCERS>
+void launch_stencil_v1_traced(const float* d_in, float* d_out, std::size_t n, unsigned grid,
+                              tut::TraceOn trace, cudaStream_t s) {
+  stencil_v1_split_kernel<STAGES, PRODUCERS, tut::TraceOn><<<grid, THREADS, 0, s>>>(d_in, d_out,
+                                                                                   n, trace);
 }
 inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                               cudaStream_t s) {

@@ -8,6 +8,7 @@
 #include "variant_test.cuh"
 #include "kernels.cuh"
 #include "host.cuh"
+#include "sweep.cuh"
 
 namespace {
 
@@ -101,6 +102,33 @@ TEST(Ch04Laps, EveryVariantPassesOnTwoBlocksAtTheLargestCheckSize) {
     const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     EXPECT_TRUE(r.ok()) << v.key << " on two blocks: " << r.summary();
   }
+}
+
+TEST(Ch04Sweep, TheSweepsCheckPassesGoodKernelsAndCatchesABrokenOne) {
+  // The sweep checks each configuration on the GPU against the uploaded CPU reference: it must
+  // pass a correct kernel at several --rounds (the reference follows p.rounds) and fail v9.
+  SKIP_UNLESS_GPU(8, 0);
+  ch04::SweepProblem p(config((std::uint64_t{8} << 20) + 4096 + 32, 1, 0));
+  tut::Variant<ch04::SweepProblem> good;
+  good.reference = ch04::kWork;
+  good.launch = [](ch04::SweepProblem& q, cudaStream_t s) {
+    ch04::launch_stream_v2<4>(q.in_vecs(), q.out_vecs(), q.n_vecs(), q.rounds, q.sms(), 1, s);
+  };
+  for (int rounds : {0, 1, 16, 0}) {
+    p.rounds = rounds;
+    EXPECT_TRUE(tut::run_and_verify(p, good, nullptr).ok()) << rounds << " rounds";
+  }
+  tut::Variant<ch04::SweepProblem> bad = good;
+  bad.launch = [](ch04::SweepProblem& q, cudaStream_t s) {
+    ch04::launch_stream_v9(q.in_vecs(), q.out_vecs(), q.n_vecs(), q.rounds, q.sms(), 1, s);
+  };
+  EXPECT_FALSE(tut::run_and_verify(p, bad, nullptr).ok());
+  p.rounds = 3;  // the right kernel checked against another rounds' reference must fail too
+  tut::Variant<ch04::SweepProblem> wrong_rounds = good;
+  wrong_rounds.launch = [](ch04::SweepProblem& q, cudaStream_t s) {
+    ch04::launch_stream_v2<4>(q.in_vecs(), q.out_vecs(), q.n_vecs(), 2, q.sms(), 1, s);
+  };
+  EXPECT_FALSE(tut::run_and_verify(p, wrong_rounds, nullptr).ok());
 }
 
 TEST(Ch04Reference, ReverseAndWorkOnAKnownInput) {

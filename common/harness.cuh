@@ -453,7 +453,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     for (std::size_t r = 0; r < selected.size(); ++r) {
       if (rows[r].skipped) continue;
       const Variant<Problem>& v = ch.variants[selected[r]];
+      last_grid_choice() = GridChoice{};
       const VerifyResult result = run_and_verify(problem, v, stream);
+      // blocks/SM as the launcher chose it (a capped grid still records the per-SM choice);
+      // full runs overwrite it from the untimed launch before timing.
+      if (last_grid_choice().blocks_per_sm > 0)
+        rows[r].blocks_per_sm = last_grid_choice().blocks_per_sm;
       if (result.ok()) continue;
       if (rows[r].passed)
         rows[r].check_detail = what + std::to_string(size) + ": " + result.summary();

@@ -15,6 +15,8 @@
 #include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 
 namespace ch11 {
 
@@ -175,6 +177,57 @@ inline std::vector<tut::Variant<Problem>> variants() {
                                  p.err(), p.sms(), s);
         }).negative = true;
   return v.list;
+}
+
+// --timeline: v1's ring with 4 slots (the lesson) and with 2 (too few to cover a copy's
+// latency), traced on a small problem (at most kTimelineBytes: 64 MiB is 31 tiles per block at
+// 1 block per SM) for the blocks on SMs 0 and 1. Each traced run is checked like any other.
+constexpr std::uint64_t kTimelineBytes = 64u << 20;
+
+template <int STAGES>
+bool trace_v1(Problem& p, cudaStream_t s, const std::string& key, const std::string& title,
+              std::vector<tut::KernelTrace>& out) {
+  const unsigned grid = stream_v1_grid<STAGES, TMA_TILE_VECS, tut::TraceOn>(p.sms(), p.low());
+  tut::TraceRecorder rec({grid, 2, 256});
+  rec.clear(s);
+  p.poison(s);
+  tut::scrub_shared_memory(s);
+  launch_stream_v1<STAGES, TMA_TILE_VECS>(p.in(), p.out(), p.cfg.size, p.err(), p.sms(), p.low(),
+                                          s, rec.arg());
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const tut::VerifyResult r = p.verify(s, 0);
+  if (!r.ok()) {
+    std::printf("[%s] traced run: %s\n%s", key.c_str(), r.summary().c_str(), r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{key, title, {"thread 0: producer", "thread 0: consumer"}, rec.download(s)};
+  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
+      kt, s, 3, 20,
+      [&](cudaStream_t st) {
+        launch_stream_v1<STAGES, TMA_TILE_VECS>(p.in(), p.out(), p.cfg.size, p.err(), p.sms(),
+                                                p.low(), st);
+      },
+      [&](cudaStream_t st) {
+        launch_stream_v1<STAGES, TMA_TILE_VECS>(p.in(), p.out(), p.cfg.size, p.err(), p.sms(),
+                                                p.low(), st, rec.arg());
+      });
+  out.push_back(std::move(kt));
+  return true;
+}
+
+inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
+  tut::RunConfig cfg = run;
+  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
+  Problem p(cfg);
+  std::vector<tut::KernelTrace> kernels;
+  bool ok = trace_v1<4>(p, s, "v1_bulk_ptx_low", "v1 bulk PTX 4x16K, low occ", kernels);
+  ok = trace_v1<2>(p, s, "v1_bulk_ptx_2x16K_low", "v1's ring with 2 slots of 16K", kernels) && ok;
+  const std::string command = "ch11_tma_bulk_copies --timeline=" + path + " --size=" +
+                              std::to_string(cfg.size) + " --blocks-per-sm=" +
+                              std::to_string(p.low());
+  return tut::write_timeline(path, kernels, {"ch11_tma_bulk_copies", cfg.device.name, command}) &&
+         ok;
 }
 
 }  // namespace ch11

@@ -32,6 +32,7 @@
 #include "common/cp_async.cuh"
 #include "common/launch.cuh"
 #include "common/ring.cuh"
+#include "common/timeline.cuh"
 
 namespace ch11 {
 
@@ -140,10 +141,12 @@ __device__ inline bool ptx_wait_parity_bounded(std::uint64_t* bar, std::uint32_t
 // For n = 0 the producer asks for parity 1 of a fresh barrier, "the phase before phase 0",
 // which counts as complete: the prologue passes straight through.
 // v1 is 4 x 16 KiB; v5-v7 instantiate the same kernel as 8 x 16 KiB, 4 x 32 KiB, 16 x 4 KiB.
-template <int STAGES, int TILE_VECS>
+// Timeline (tut::TraceOn only; TraceOff compiles to nothing): thread 0 records two lanes, its
+// producer side (empty wait, issue) and its consumer side (full wait, copy-out, release).
+template <int STAGES, int TILE_VECS, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     stream_v1_bulk_ptx_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
-                              std::size_t n_vecs, unsigned* d_error) {
+                              std::size_t n_vecs, unsigned* d_error, Tracing trace = {}) {
   extern __shared__ __align__(128) unsigned char smem_raw[];  // [STAGES][TILE_VECS] x 16 B
   int4* s_ring = reinterpret_cast<int4*>(smem_raw);
   __shared__ __align__(8) std::uint64_t full[STAGES], empty[STAGES];
@@ -161,16 +164,20 @@ __global__ void __launch_bounds__(THREADS)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();  // nobody touches a barrier before it is initialised
+  auto producer_lane = trace.lane(0, t == 0);
+  auto consumer_lane = trace.lane(1, t == 0);
 
   // Producer step for tile j (thread 0 only): wait until slot s is free, announce the bytes,
   // hand the copy to the TMA unit. false: the slot never became free (recorded).
   auto produce = [&](std::size_t j) -> bool {
     const int s = static_cast<int>(j % STAGES);
     const std::uint32_t parity = ((j / STAGES) & 1) ^ 1;  // phase n-1 of empty[s]
+    producer_lane.wait_begun(j, s);
     if (!ptx_wait_parity_bounded(&empty[s], parity)) {
       atomicOr(d_error, tut::kErrorWaitTimedOut);
       return false;
     }
+    producer_lane.wait_done(j, s);
     const std::size_t base = tut::block_tile(j) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     // EXERCISE-BEGIN: announce the tile: one arrival on full[s] that also raises its transaction count by `bytes`; then hand the TMA unit the copy of `bytes` from d_in + base into slot s, completing on full[s]
@@ -182,6 +189,7 @@ __global__ void __launch_bounds__(THREADS)
           "r"(tut::smem_addr(&full[s])) : "memory");
     // EXERCISE-STUB: (void)bytes;  // delete once your code uses it
     // EXERCISE-END
+    producer_lane.copy_issued(j, s);
     return true;
   };
   // Thread 0 stops producing after a failed wait but never returns early: its warp's other
@@ -192,13 +200,17 @@ __global__ void __launch_bounds__(THREADS)
 
   for (std::size_t j = 0; j < my_tiles; ++j) {  // consume tile j, release slot s, refill it
     const int s = static_cast<int>(j % STAGES);
+    consumer_lane.wait_begun(j, s);
     if (!ptx_wait_parity_bounded(&full[s], (j / STAGES) & 1)) {  // phase n: tile j landed
       atomicOr(d_error, tut::kErrorWaitTimedOut);
       return;
     }
+    consumer_lane.wait_done(j, s);
+    consumer_lane.compute_begun(j, s);
     const std::size_t base = tut::block_tile(j) * TILE_VECS;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS,
                                             tile_count(n_vecs, base, TILE_VECS));
+    consumer_lane.compute_ended(j, s);
     // EXERCISE-BEGIN: release slot s: the next write into it is the TMA's refill (async proxy), but the reads above were ordinary loads; order them before that write, then let one lane per warp arrive on empty[s] once the whole warp has read the slot
     // The arrive's release orders the reads above for the generic proxy only; the refill is
     // an async-proxy write, so each thread first fences its own reads against it.
@@ -208,9 +220,12 @@ __global__ void __launch_bounds__(THREADS)
       asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];"
                    ::"r"(tut::smem_addr(&empty[s])) : "memory");
     // EXERCISE-END
+    consumer_lane.slot_released(j, s);  // (warp 0's part of the release)
     if (t == 0 && producing && j + STAGES < my_tiles) producing = produce(j + STAGES);
   }
   // No copy is in flight here: every issued tile was waited for by its consumers.
+  producer_lane.close();
+  consumer_lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -295,16 +310,23 @@ inline void launch_stream_v0(const void* d_in, void* d_out, std::size_t bytes, i
 }
 
 // v1 at 4 x 16 KiB; v5-v7 at the other shapes. Above 48 KiB of dynamic shared memory the kernel
-// must opt in: persistent_grid does that (once) before its occupancy query.
-template <int STAGES = TMA_STAGES, int TILE_VECS = TMA_TILE_VECS>
-void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
-                      int sm_count, int blocks_per_sm, cudaStream_t s) {
+// must opt in: persistent_grid does that (once) before its occupancy query. The timed runs
+// launch the untraced instance; --timeline passes a tut::TraceOn (and asks for the grid first,
+// to size the trace buffer).
+template <int STAGES = TMA_STAGES, int TILE_VECS = TMA_TILE_VECS, class Tracing = tut::TraceOff>
+unsigned stream_v1_grid(int sm_count, int blocks_per_sm) {
   constexpr std::size_t smem = ring_smem_bytes<STAGES, TILE_VECS>();
   static_assert(smem <= 200 * 1024, "leaves room under the 227 KiB per-block limit");
-  auto kernel = stream_v1_bulk_ptx_kernel<STAGES, TILE_VECS>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(static_cast<const int4*>(d_in), static_cast<int4*>(d_out),
-                                     bytes / 16, d_error);
+  return tut::persistent_grid(stream_v1_bulk_ptx_kernel<STAGES, TILE_VECS, Tracing>, THREADS,
+                              sm_count, blocks_per_sm, smem);
+}
+template <int STAGES = TMA_STAGES, int TILE_VECS = TMA_TILE_VECS, class Tracing = tut::TraceOff>
+void launch_stream_v1(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,
+                      int sm_count, int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
+  constexpr std::size_t smem = ring_smem_bytes<STAGES, TILE_VECS>();
+  const unsigned grid = stream_v1_grid<STAGES, TILE_VECS, Tracing>(sm_count, blocks_per_sm);
+  stream_v1_bulk_ptx_kernel<STAGES, TILE_VECS, Tracing><<<grid, THREADS, smem, s>>>(
+      static_cast<const int4*>(d_in), static_cast<int4*>(d_out), bytes / 16, d_error, trace);
 }
 
 inline void launch_stream_v2(const void* d_in, void* d_out, std::size_t bytes, unsigned* d_error,

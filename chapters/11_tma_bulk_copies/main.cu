@@ -22,5 +22,6 @@ int main(int argc, char** argv) {
   // The lesson: one issuing thread per block at 1 block/SM against 256 cp.async threads.
   ch.tour_lesson = "v1_bulk_ptx_low";
   ch.tour_baseline = "v0_cpasync_low";
+  ch.timeline = ch11::record_timeline;  // --timeline: v1's ring traced (host.cuh)
   return tut::run_chapter(argc, argv, ch);
 }

@@ -6,6 +6,7 @@
 #include "chapters/11_tma_bulk_copies/more_kernels.cuh"
 #include "chapters/11_tma_bulk_copies/host.cuh"
 #include "common/launch.cuh"
+#include "common/timeline.cuh"
 #include "variant_test.cuh"
 
 namespace {
@@ -70,6 +71,71 @@ TEST(Ch11Negative, WrongEmptyCountIsCaughtOnceTheRingWraps) {
   EXPECT_FALSE(run_variant("v10_empty_count", size).ok());
   EXPECT_TRUE(run_variant("v10_empty_count", 16384 - 16).ok());  // one tile per block: no lap
   EXPECT_TRUE(run_variant("v1_bulk_ptx_full", size).ok());  // the context is still usable
+}
+
+// The overlap the lesson claims, asserted from an in-kernel trace (common/timeline.cuh) of v1's
+// ring at 1 block per SM, blocks on SMs 0 and 1: with two slots the next tile's copy is in
+// flight while thread 0 copies the current tile out (a copy counts as in flight until the
+// consumer's wait for it returns); with one slot a copy is issued only after every warp has
+// released the previous tile, and it has landed before that tile's successor is computed, so
+// no copy overlaps a compute phase. The traced runs must still give the exact output.
+struct TracedRun {
+  tut::DecodedTrace trace;
+  bool output_ok = false;
+};
+
+template <int STAGES>
+TracedRun traced_v1(std::uint64_t bytes) {
+  ch11::Problem p(tut_test::test_config(bytes, 11, {{"blocks-per-sm", 1}}));
+  cudaStream_t s;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const unsigned grid = ch11::stream_v1_grid<STAGES, ch11::TMA_TILE_VECS, tut::TraceOn>(p.sms(), 1);
+  tut::TraceRecorder rec({grid, 2, 512}, 2);
+  rec.clear(s);
+  p.poison(s);
+  ch11::launch_stream_v1<STAGES, ch11::TMA_TILE_VECS>(p.in(), p.out(), bytes, p.err(), p.sms(), 1,
+                                                      s, rec.arg());
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  TracedRun r;
+  const tut::VerifyResult v = p.verify(s, 0);
+  r.output_ok = v.ok();
+  EXPECT_TRUE(r.output_ok) << STAGES << " slots, traced: " << v.summary();
+  r.trace = rec.download(s);
+  CUDA_CHECK(cudaStreamDestroy(s));
+  // Well formed: some block ran on SM 0 or 1, every lane closed, nothing dropped, and one
+  // compute phase and one copy per tile.
+  EXPECT_FALSE(r.trace.lanes.empty());
+  for (const tut::LaneInfo& l : r.trace.lanes) {
+    EXPECT_LT(l.sm, 2u) << "block " << l.block;
+    EXPECT_TRUE(l.closed) << "block " << l.block << " lane " << l.lane;
+    EXPECT_EQ(l.dropped, 0u);
+  }
+  tut::TraceSummary sum;
+  tut::chrome_trace_json({tut::KernelTrace{"v1", "v1", {"producer", "consumer"}, r.trace}},
+                         {"test", "gpu", "test"}, &sum);
+  EXPECT_EQ(sum.unpaired_copies, 0u);
+  EXPECT_EQ(sum.unpaired_compute, 0u);
+  EXPECT_EQ(sum.copy_spans, sum.compute_spans);
+  const std::size_t blocks = r.trace.lanes.size() / 2;  // two lanes per traced block
+  EXPECT_GE(sum.compute_spans, blocks * 3 * STAGES) << "every traced block laps its ring 3+ times";
+  return r;
+}
+
+constexpr std::uint64_t kTraceBytes = 32u << 20;  // 2048 tiles: 15+ per block on 132 SMs
+
+TEST(Ch11Timeline, TwoSlotRingHasCopiesInFlightDuringCompute) {
+  SKIP_UNLESS_GPU(9, 0);
+  const TracedRun r = traced_v1<2>(kTraceBytes);
+  EXPECT_GT(tut::copies_overlapping_compute(r.trace), 0u)
+      << "with two slots, tile j+1's copy is in flight while tile j is copied out";
+}
+
+TEST(Ch11Timeline, OneSlotRingHasNone) {
+  SKIP_UNLESS_GPU(9, 0);
+  const TracedRun r = traced_v1<1>(kTraceBytes);
+  EXPECT_EQ(tut::copies_overlapping_compute(r.trace), 0u)
+      << "with one slot, a copy is issued only after the previous tile was released";
 }
 
 // Host only: the largest check size gives each of two blocks at least 3 laps of every ring.

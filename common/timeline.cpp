@@ -90,7 +90,7 @@ struct Span {
 };
 
 // Copies of one block, paired: issue .. earliest "wait done" for the same tile, by any lane of
-// the block, at or after the issue (and, in the issuing lane, after it in program order).
+// the block, at or after the copy is issued (and, in the issuing lane, after it in program order).
 // Unpaired issues have `paired` false.
 struct CopySpan {
   TimedEvent issue;
@@ -116,7 +116,7 @@ std::map<BlockKey, std::vector<CopySpan>> pair_copies(const DecodedTrace& t) {
     if (it == open.end()) continue;
     CopySpan& c = copies[e.block][it->second];
     if (e.t_ns < c.issue.t_ns) continue;
-    // A wait of the issuing lane before the issue (a producer waiting for the slot to be free
+    // A wait of the issuing lane before issuing the copy (a producer waiting for the slot to be free
     // for this tile) is not the landing, even within the same 32 ns tick.
     if (e.lane == c.issue.lane && e.seq < c.issue.seq) continue;
     if (!c.paired || e.t_ns < c.landed) c.landed = e.t_ns;

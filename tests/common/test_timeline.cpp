@@ -214,7 +214,7 @@ void producer_consumer(BufferBuilder& b, std::uint32_t block, std::uint32_t sm, 
   std::uint64_t tp = start, tc = start + 32;
   for (int j = 0; j < tiles; ++j) {
     const auto slot = std::uint8_t(j % stages);
-    if (j >= stages) {  // the producer waits for the slot to be free; the issue follows in
+    if (j >= stages) {  // the producer waits for the slot to be free; issuing the copy follows in
                         // the same clock tick, which must not count as the copy's landing
       b.event(block, 0, TraceEvent::kWaitBegin, j, slot, tp += 32);
       tp = std::max(tp, released[j - stages]);

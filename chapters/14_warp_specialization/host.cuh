@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 #include "kernels.cuh"
 #include "negatives.cuh"
 
@@ -115,6 +118,56 @@ inline std::vector<tut::Variant<Problem>> variants() {
         })
       .negative = true;
   return v.list;
+}
+
+// --timeline: v1 with 2 and with 4 slots, traced on a small problem (at most kTimelineBytes:
+// 64 MiB is 31 tiles per block at 1 block per SM) for the blocks on SMs 0 and 1. Each traced
+// run is checked like any other run.
+constexpr std::uint64_t kTimelineBytes = 64u << 20;
+
+template <int NSTAGES>
+bool trace_v1(Problem& p, cudaStream_t s, const std::string& key, const std::string& title,
+              std::vector<tut::KernelTrace>& out) {
+  const unsigned grid = ws_v1_grid<NSTAGES, 0, tut::TraceOn>(p.sms(), p.blocks_per_sm());
+  tut::TraceRecorder rec({grid, 1 + CONSUMER_WARPS, 256});
+  auto launch = [&](cudaStream_t st, auto trace) {
+    launch_ws_v1<NSTAGES>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), p.sms(),
+                          p.blocks_per_sm(), st, trace);
+  };
+  rec.clear(s);
+  p.poison(s);
+  tut::scrub_shared_memory(s);
+  launch(s, rec.arg());
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const tut::VerifyResult r = p.verify(s, 0);
+  if (!r.ok()) {
+    std::printf("[%s] traced run: %s\n%s", key.c_str(), r.summary().c_str(), r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{key, title, {"producer (warp 0)"}, rec.download(s)};
+  for (int w = 1; w <= CONSUMER_WARPS; ++w)
+    kt.lane_names.push_back("consumer warp " + std::to_string(w));
+  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
+      kt, s, 3, 20, [&](cudaStream_t st) { launch(st, tut::TraceOff{}); },
+      [&](cudaStream_t st) { launch(st, rec.arg()); });
+  out.push_back(std::move(kt));
+  return true;
+}
+
+inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
+  tut::RunConfig cfg = run;
+  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
+  Problem p(cfg);
+  std::vector<tut::KernelTrace> kernels;
+  bool ok = trace_v1<2>(p, s, "v1_ws_s2", "v1 warp-spec TMA 2-stage", kernels);
+  ok = trace_v1<4>(p, s, "v1_ws_s4", "v1 warp-spec TMA 4-stage", kernels) && ok;
+  const std::string command = "ch14_warp_specialization --timeline=" + path + " --size=" +
+                              std::to_string(cfg.size) + " --intensity=" +
+                              std::to_string(p.intensity) + " --blocks-per-sm=" +
+                              std::to_string(p.blocks_per_sm());
+  const tut::TraceFileInfo info{"ch14_warp_specialization", cfg.device.name, command};
+  return tut::write_timeline(path, kernels, info) && ok;
 }
 
 }  // namespace ch14

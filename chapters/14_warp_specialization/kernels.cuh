@@ -32,6 +32,7 @@
 #include "common/bounded_wait.cuh"
 #include "common/launch.cuh"
 #include "common/ring.cuh"
+#include "common/timeline.cuh"
 
 namespace ch14 {
 
@@ -145,10 +146,12 @@ __global__ void __launch_bounds__(THREADS)
 // Ring placement: the dynamic shared memory starts after the static barriers, at an offset
 // that depends on NSTAGES, so the ring is moved to the next 128-byte boundary, plus
 // RING_OFFSET bytes (16 in the variant that measures what a misaligned ring costs).
-template <int NSTAGES, int RING_OFFSET = 0>
+// Timeline (tut::TraceOn only; TraceOff compiles to nothing): lane 0 is the producer lane,
+// lane w the consumer warp w (its first lane records).
+template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     ws_v1_tma_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                     std::size_t n_vecs, int intensity, unsigned* d_error) {
+                     std::size_t n_vecs, int intensity, unsigned* d_error, Tracing trace = {}) {
   namespace ptx = cuda::ptx;
   static_assert(RING_OFFSET % 16 == 0, "cp.async.bulk needs a 16-byte aligned destination");
   extern __shared__ __align__(16) unsigned char s_raw[];  // NSTAGES x 16 KiB + RING_PAD_BYTES
@@ -167,6 +170,7 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to the TMA unit
   }
   __syncthreads();  // the last block-wide barrier: from here on the roles meet only at mbarriers
+  auto lane = trace.lane(threadIdx.x / 32, threadIdx.x % 32 == 0);
 
   if (threadIdx.x < 32) {
     // ---- producer: lane 0 issues every copy; the other 31 lanes have nothing to do ----
@@ -175,10 +179,12 @@ __global__ void __launch_bounds__(THREADS)
     for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
       const std::size_t tile = tut::block_tile(j);
       // From lap 1 on, wait until the consumers have released the slot's previous tile.
+      lane.wait_begun(j, pos.slot);
       if (j >= NSTAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1u)) {
         atomicOr(d_error, tut::kErrorWaitTimedOut);
         return;
       }
+      lane.wait_done(j, pos.slot);
       const std::uint32_t bytes = static_cast<std::uint32_t>(tile_vecs(n_vecs, tile)) * 16u;
       // EXERCISE-BEGIN: owe full[slot] this tile's bytes (the one arrival its phase needs), and hand the whole tile to the TMA so that its bytes complete on full[slot]
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
@@ -187,7 +193,9 @@ __global__ void __launch_bounds__(THREADS)
                          d_in + tile * TILE_VECS, bytes, &full[pos.slot]);
       // EXERCISE-STUB: (void)bytes;
       // EXERCISE-END
+      lane.copy_issued(j, pos.slot);
     }
+    lane.close();
     return;
   }
 
@@ -201,10 +209,13 @@ __global__ void __launch_bounds__(THREADS)
     uint4 r[VECS_PER_CONSUMER];
     // A thread that gives up leaves without arriving on empty[slot], so the producer's wait
     // gives up too: a bug ends in a failed check, never a hang.
+    lane.wait_begun(j, pos.slot);
     if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) {
       atomicOr(d_error, tut::kErrorWaitTimedOut);
       return;
     }
+    lane.wait_done(j, pos.slot);
+    lane.compute_begun(j, pos.slot);  // the work on tile j: read the slot, release, compute
     // try_wait acquired the phase: the TMA's bytes of tile j are visible.
     read_slot(s_slot, r, count, c);
     // EXERCISE-BEGIN: hand the slot back - the next write into it comes from the TMA (the async proxy), while these reads were generic-proxy loads
@@ -217,8 +228,11 @@ __global__ void __launch_bounds__(THREADS)
     ptx::fence_proxy_async(ptx::space_shared);
     ptx::mbarrier_arrive(&empty[pos.slot]);
     // EXERCISE-END
+    lane.slot_released(j, pos.slot);
     compute_and_store(r, d_out, tile, count, c, intensity);
+    lane.compute_ended(j, pos.slot);
   }
+  lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -234,13 +248,22 @@ void launch_ws_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int inten
   kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity);
 }
 
-template <int NSTAGES, int RING_OFFSET = 0>
-void launch_ws_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int intensity,
-                  unsigned* d_error, int sm_count, int blocks_per_sm, cudaStream_t s) {
+// The timed runs launch the untraced instance; --timeline passes a tut::TraceOn (and asks for
+// the grid first, to size the trace buffer).
+template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
+unsigned ws_v1_grid(int sm_count, int blocks_per_sm) {
   constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
-  const auto kernel = ws_v1_tma_kernel<NSTAGES, RING_OFFSET>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
+  return tut::persistent_grid(ws_v1_tma_kernel<NSTAGES, RING_OFFSET, Tracing>, THREADS, sm_count,
+                              blocks_per_sm, smem);
+}
+template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
+void launch_ws_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int intensity,
+                  unsigned* d_error, int sm_count, int blocks_per_sm, cudaStream_t s,
+                  Tracing trace = {}) {
+  constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
+  const unsigned grid = ws_v1_grid<NSTAGES, RING_OFFSET, Tracing>(sm_count, blocks_per_sm);
+  ws_v1_tma_kernel<NSTAGES, RING_OFFSET, Tracing><<<grid, THREADS, smem, s>>>(
+      d_in, d_out, n_vecs, intensity, d_error, trace);
 }
 
 }  // namespace ch14

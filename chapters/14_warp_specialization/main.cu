@@ -67,5 +67,6 @@ int main(int argc, char** argv) {
   // default 1 block/SM, where only the copies in flight can hide the latency.
   ch.tour_lesson = "v1_ws_s4";
   ch.tour_baseline = "v0_pipeline";
+  ch.timeline = ch14::record_timeline;  // --timeline: v1 at 2 and 4 slots traced (host.cuh)
   return tut::run_chapter(argc, argv, ch);
 }

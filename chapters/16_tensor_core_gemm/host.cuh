@@ -254,8 +254,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
         "128x256x64 tiles, producer warp + 2 consumer warpgroups, full/empty ring, setmaxnreg",
         [](Problem& p, cudaStream_t s) {
-          launch_step3_kernel(gemm_step3_warp_specialized_kernel, p.map_a128, p.map_b256,
-                              p.args(), s);
+          launch_step3_kernel(gemm_step3_warp_specialized_kernel<tut::TraceOff>, p.map_a128,
+                              p.map_b256, p.args(), s, tut::TraceOff{});
         });
   v.add("step4_cluster_multicast", "4 2-block cluster, B multicast",
         "step 3 in 2-block clusters: each block multicasts half of B, remote slot-free arrivals",

@@ -45,13 +45,15 @@ void launch_step2_kernel(Kernel kernel, const CUtensorMap& a64, const CUtensorMa
   kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(a64, b256, g);
 }
 
-template <class Kernel>
+/// Step 3 and its negatives; `trace...` is the timeline argument of step 3's kernel
+/// (tut::TraceOff for the timed runs, tut::TraceOn for --timeline), empty for the negatives.
+template <class Kernel, class... Trace>
 void launch_step3_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorMap& b256,
-                         const GemmArgs& g, cudaStream_t s) {
+                         const GemmArgs& g, cudaStream_t s, Trace... trace) {
   using namespace ws;
   allow_smem(kernel, SMEM_BYTES);
   const int tiles = ceil_div(g.M, BM) * ceil_div(g.N, BN);
-  kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(a128, b256, g);
+  kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(a128, b256, g, trace...);
 }
 
 inline void launch_step4(const CUtensorMap& a128, const CUtensorMap& b128, const GemmArgs& g,

@@ -3,6 +3,8 @@
 // kernels.cuh, the step headers and README.md; the host side in host.cuh.
 #include <cstdio>
 
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 #include "host.cuh"
 
 namespace {
@@ -49,6 +51,39 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
   return tut::write_sweep_json(json_path, json) && ok;
 }
 
+// --timeline: step 3 traced on a 2048^3 problem (128 output tiles of 128 x 256: one wave, one
+// block per SM, each block 32 stages of K, 8 laps of the 4-slot ring), blocks 0 and 1 wherever
+// they run. The traced run is checked against cuBLAS like any other run.
+bool record_timeline(const tut::RunConfig& base, cudaStream_t stream, const std::string& path) {
+  constexpr int kN = 2048;
+  ch16::Problem p(ch16::Shape{kN, kN, kN}, base.seed, base.device.sm_count);
+  tut::TraceRecorder rec({2, 3, 256}, 0);  // blocks 0 and 1, 3 lanes, 256 events per lane
+  auto launch = [&](cudaStream_t s, auto trace) {
+    ch16::launch_step3_kernel(ch16::gemm_step3_warp_specialized_kernel<decltype(trace)>,
+                              p.map_a128, p.map_b256, p.args(), s, trace);
+  };
+  rec.clear(stream);
+  p.poison(stream);
+  tut::scrub_shared_memory(stream);
+  launch(stream, rec.arg());
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(stream));
+  const tut::VerifyResult r = p.verify(stream, 0);
+  if (!r.ok()) {
+    std::printf("[step3_warp_specialized] traced run: %s\n%s", r.summary().c_str(),
+                r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{"step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
+                      {"producer (elected lane)", "consumer warpgroup 1", "consumer warpgroup 2"},
+                      rec.download(stream)};
+  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
+      kt, stream, 3, 20, [&](cudaStream_t s) { launch(s, tut::TraceOff{}); },
+      [&](cudaStream_t s) { launch(s, rec.arg()); });
+  const std::string command = "ch16_tensor_core_gemm --timeline=" + path;
+  return tut::write_timeline(path, {kt}, {"ch16_tensor_core_gemm", base.device.name, command});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -77,5 +112,6 @@ int main(int argc, char** argv) {
   ch.tour_lesson = "step5_persistent_tma_store";
   ch.tour_baseline = "step1_mma_sync";
   ch.after_table = size_sweep;
+  ch.timeline = record_timeline;  // --timeline: step 3 traced at 2048^3
   return tut::run_chapter(argc, argv, ch);
 }

@@ -9,6 +9,8 @@
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 #include "kernels.cuh"
 
 namespace ch04 {
@@ -168,6 +170,66 @@ inline const std::vector<std::uint64_t>& check_sizes() {
   static const std::vector<std::uint64_t> sizes = {16, 48, 4096 - 16, 3 * 4096 + 80,
                                                    (1u << 20) + 16 * 7, 8u << 20};
   return sizes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --timeline: chapter 01's synchronous kernel and the ring with 1, 2 and 8 slots, at
+// --blocks-per-sm (default 1) and --rounds, traced on a small problem (at most kTimelineBytes:
+// 16 MiB is 31 tiles per block at 1 block per SM) for the blocks on SMs 0 and 1. Each traced
+// run is checked like any other run.
+// ---------------------------------------------------------------------------------------------
+constexpr std::uint64_t kTimelineBytes = 16u << 20;
+
+template <int STAGES>  // 0: v1, the synchronous kernel
+bool trace_one(Problem& p, cudaStream_t s, const std::string& key, const std::string& title,
+               std::vector<tut::KernelTrace>& out) {
+  const unsigned grid = traced_grid<STAGES>(p.sms(), p.low_blocks_per_sm());
+  const int rounds = STAGES == 0 ? 0 : p.rounds;
+  tut::TraceRecorder rec({grid, 1, 256});
+  rec.clear(s);
+  p.poison(s);
+  tut::scrub_shared_memory(s);
+  launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, grid, rec.arg(), s);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const tut::VerifyResult r = p.verify(s, STAGES == 0 ? kCopy : kWork);
+  if (!r.ok()) {
+    std::printf("[%s] traced run: %s\n%s", key.c_str(), r.summary().c_str(), r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{key, title, {"block (thread 0)"}, rec.download(s)};
+  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
+      kt, s, 3, 20,
+      [&](cudaStream_t st) {
+        if constexpr (STAGES == 0)
+          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(),
+                           p.low_blocks_per_sm(), st);
+        else
+          launch_stream_v2<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, p.sms(),
+                                   p.low_blocks_per_sm(), st);
+      },
+      [&](cudaStream_t st) {
+        launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, grid, rec.arg(), st);
+      });
+  out.push_back(std::move(kt));
+  return true;
+}
+
+inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
+  tut::RunConfig cfg = run;
+  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
+  Problem p(cfg);
+  std::vector<tut::KernelTrace> kernels;
+  bool ok = trace_one<0>(p, s, "v1_sync_low", "v1 sync (ch01), low occ", kernels);
+  ok = trace_one<1>(p, s, "v2_pipe_s1_low", "v2 pipeline 1-stage, low occ", kernels) && ok;
+  ok = trace_one<2>(p, s, "v2_pipe_s2_low", "v2 pipeline 2-stage, low occ", kernels) && ok;
+  ok = trace_one<8>(p, s, "v2_pipe_s8_low", "v2 pipeline 8-stage, low occ", kernels) && ok;
+  const std::string command = "ch04_pipeline_prefetch --timeline=" + path + " --size=" +
+                              std::to_string(cfg.size) + " --blocks-per-sm=" +
+                              std::to_string(p.low_blocks_per_sm()) + " --rounds=" +
+                              std::to_string(p.rounds);
+  const tut::TraceFileInfo info{"ch04_pipeline_prefetch", cfg.device.name, command};
+  return tut::write_timeline(path, kernels, info) && ok;
 }
 
 }  // namespace ch04

@@ -30,6 +30,7 @@
 #include <cstdint>
 
 #include "common/launch.cuh"
+#include "common/timeline.cuh"
 
 namespace ch04 {
 
@@ -90,19 +91,31 @@ __global__ void stream_v0_cg_double_kernel(const uint4* __restrict__ d_in, uint4
 // ---------------------------------------------------------------------------------------------
 // v1: chapter 01's synchronous kernel (LDG -> STS, BAR, LDS -> STG): the yardstick
 // ---------------------------------------------------------------------------------------------
+// Timeline (tut::TraceOn only; with TraceOff the calls compile to nothing): thread 0 records
+// for the block, here and in v2.
+template <class Tracing = tut::TraceOff>
 __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                                      std::size_t n_vecs) {
+                                      std::size_t n_vecs, Tracing trace = {}) {
   __shared__ uint4 s_tile[TILE_VECS];  // [256] uint4 = 4 KiB
+  auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+  std::uint32_t k = 0;  // the block's tile number
+  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x, ++k) {
     const std::size_t base = tile * TILE_VECS;
     const int count = tile_count(n_vecs, base);
+    lane.copy_issued(k);  // the load is issued here; the store into shared waits for it
     if (t < count) s_tile[t] = d_in[base + t];
+    lane.wait_begun(k);
     __syncthreads();
+    lane.wait_done(k);
+    lane.compute_begun(k);
     if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    lane.compute_ended(k);
     __syncthreads();
+    lane.slot_released(k);
   }
+  lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,12 +134,13 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
 //   consumer_release()            nothing at thread scope
 // The groups are per thread and counted, not named: "wait_prior<STAGES-1>" means "tile k" only
 // because every iteration commits exactly one group - even an empty one.
-template <int STAGES>
+template <int STAGES, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     stream_v2_pipeline_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                              std::size_t n_vecs, int rounds) {
+                              std::size_t n_vecs, int rounds, Tracing trace = {}) {
   static_assert(STAGES >= 1, "at least one stage");
   extern __shared__ uint4 s_ring[];  // [STAGES][TILE_VECS] uint4, STAGES x 4 KiB
+  auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
   const std::size_t my_tiles =
@@ -150,6 +164,7 @@ __global__ void __launch_bounds__(THREADS)
     // Commit even when nothing was issued (past the last tile, or t >= count). An empty group
     // completes at once, and it keeps "the group committed in iteration k" == "tile k".
     pipe.producer_commit();
+    if (k < my_tiles) lane.copy_issued(k, produce_slot);
     produce_slot = produce_slot + 1 == STAGES ? 0 : produce_slot + 1;
   };
 
@@ -162,24 +177,30 @@ __global__ void __launch_bounds__(THREADS)
     produce(k + STAGES - 1);
     // k + STAGES groups committed so far; all but the newest STAGES-1 are complete, so group k
     // is: THIS thread's part of tile k has landed in slot consume_slot.
+    lane.wait_begun(k, consume_slot);
     // EXERCISE-BEGIN: wait until this thread's part of tile k has landed, while the tiles issued after it stay in flight
     cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
     // EXERCISE-STUB: // (no wait yet)
     // EXERCISE-END
     __syncthreads();  // the reversal reads other threads' parts: wait for everyone's wait
+    lane.wait_done(k, consume_slot);
+    lane.compute_begun(k, consume_slot);
     const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = work_vec(s_ring[consume_slot * TILE_VECS + count - 1 - t], rounds);
+    lane.compute_ended(k, consume_slot);
     pipe.consumer_release();
     // The next iteration's produce() refills consume_slot: every thread's reads first. Without
     // this barrier the refill races with slow warps' reads (a write-after-read hazard); with a
     // block-scope pipeline the same mistake would be a deadlock in producer_acquire() instead.
     __syncthreads();
+    lane.slot_released(k, consume_slot);
     consume_slot = consume_slot + 1 == STAGES ? 0 : consume_slot + 1;
   }
   // Leave nothing in flight when the block exits: only empty groups remain here (the drain
   // committed them), so this costs nothing.
   cuda::pipeline_consumer_wait_prior<0>(pipe);
+  lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,8 +298,8 @@ inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs
 inline void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
   const unsigned grid =
-      tut::persistent_grid(stream_v1_sync_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v1_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
+      tut::persistent_grid(stream_v1_sync_kernel<>, THREADS, sm_count, blocks_per_sm);
+  stream_v1_sync_kernel<><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);  // untraced
 }
 
 template <int STAGES>
@@ -288,6 +309,27 @@ void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int r
   const unsigned grid = tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, sm_count,
                                              blocks_per_sm, smem);
   stream_v2_pipeline_kernel<STAGES><<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, rounds);
+}
+
+// The traced instances (--timeline) of v1 (STAGES = 0) and v2: the same launches with a
+// tut::TraceOn argument. The trace buffer is sized from the grid, so the grid comes first.
+template <int STAGES>
+unsigned traced_grid(int sm_count, int blocks_per_sm) {
+  if constexpr (STAGES == 0)
+    return tut::persistent_grid(stream_v1_sync_kernel<tut::TraceOn>, THREADS, sm_count,
+                                blocks_per_sm);
+  else
+    return tut::persistent_grid(stream_v2_pipeline_kernel<STAGES, tut::TraceOn>, THREADS,
+                                sm_count, blocks_per_sm, std::size_t{STAGES} * TILE_BYTES);
+}
+template <int STAGES>
+void launch_traced(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
+                   unsigned grid, tut::TraceOn trace, cudaStream_t s) {
+  if constexpr (STAGES == 0)
+    stream_v1_sync_kernel<tut::TraceOn><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, trace);
+  else
+    stream_v2_pipeline_kernel<STAGES, tut::TraceOn><<<grid, THREADS, STAGES * TILE_BYTES, s>>>(
+        d_in, d_out, n_vecs, rounds, trace);
 }
 
 inline void launch_stream_v8(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,

@@ -23,5 +23,6 @@ int main(int argc, char** argv) {
   ch.tour_lesson = "v2_pipe_s8_low";
   ch.tour_baseline = "v1_sync_low";
   ch.after_table = ch04::run_sweeps;
+  ch.timeline = ch04::record_timeline;  // --timeline: v1 and the 1-, 2-, 8-slot rings (host.cuh)
   return tut::run_chapter(argc, argv, ch);
 }

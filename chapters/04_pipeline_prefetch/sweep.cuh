@@ -152,7 +152,7 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
     }
     std::printf("\n");
   };
-  occupancy_row(0, tut::max_blocks_per_sm(stream_v1_sync_kernel, THREADS),
+  occupancy_row(0, tut::max_blocks_per_sm(stream_v1_sync_kernel<>, THREADS),
                 [](const uint4* in, uint4* out, std::size_t n, int, int sm_count, int b,
                    cudaStream_t s) { launch_stream_v1(in, out, n, sm_count, b, s); });
   for (const StageKernel& k : stage_kernels())

@@ -9,6 +9,7 @@
 #include "kernels.cuh"
 #include "host.cuh"
 #include "sweep.cuh"
+#include "common/timeline.cuh"
 
 namespace {
 
@@ -129,6 +130,57 @@ TEST(Ch04Sweep, TheSweepsCheckPassesGoodKernelsAndCatchesABrokenOne) {
     ch04::launch_stream_v2<4>(q.in_vecs(), q.out_vecs(), q.n_vecs(), 2, q.sms(), 1, s);
   };
   EXPECT_FALSE(tut::run_and_verify(p, wrong_rounds, nullptr).ok());
+}
+
+// The overlap the lesson claims, asserted from an in-kernel trace (common/timeline.cuh) at
+// 1 block per SM, blocks on SMs 0 and 1 (what --timeline records): with two slots the copy of
+// tile k+1 is in flight while tile k is computed (a copy counts as in flight until the wait for
+// it returns); with one slot, and in chapter 01's synchronous kernel, a tile's copy is issued
+// only after the previous tile's compute and trailing barrier, and waited for before its own
+// compute, so no copy overlaps a compute phase. The traced runs must give the exact output.
+template <int STAGES>  // 0: v1, the synchronous kernel
+tut::DecodedTrace traced_run() {
+  ch04::Problem p(config(16u << 20, 1, 3));  // 4096 tiles: 31+ per block on 132 SMs
+  const unsigned grid = ch04::traced_grid<STAGES>(p.sms(), 1);
+  tut::TraceRecorder rec({grid, 1, 256}, 2);
+  rec.clear(nullptr);
+  p.poison(nullptr);
+  ch04::launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), STAGES == 0 ? 0 : p.rounds,
+                              grid, rec.arg(), nullptr);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const tut::VerifyResult r = p.verify(nullptr, STAGES == 0 ? ch04::kCopy : ch04::kWork);
+  EXPECT_TRUE(r.ok()) << STAGES << " stages, traced: " << r.summary();
+  tut::DecodedTrace trace = rec.download(nullptr);
+  EXPECT_FALSE(trace.lanes.empty()) << "no block ran on SM 0 or 1";
+  for (const tut::LaneInfo& l : trace.lanes) {
+    EXPECT_LT(l.sm, 2u);
+    EXPECT_TRUE(l.closed) << "block " << l.block;
+    EXPECT_EQ(l.dropped, 0u) << "block " << l.block;
+    EXPECT_GE(l.recorded, 6u * 3 * (STAGES > 1 ? STAGES : 1)) << "3+ laps of the ring";
+  }
+  tut::TraceSummary sum;
+  tut::chrome_trace_json({tut::KernelTrace{"k", "k", {"block"}, trace}}, {"test", "gpu", "test"},
+                         &sum);
+  EXPECT_EQ(sum.unpaired_copies, 0u);
+  EXPECT_EQ(sum.unpaired_compute, 0u);
+  EXPECT_EQ(sum.copy_spans, sum.compute_spans);
+  return trace;
+}
+
+TEST(Ch04Timeline, TwoAndEightSlotRingsHaveCopiesInFlightDuringCompute) {
+  SKIP_UNLESS_GPU(8, 0);
+  EXPECT_GT(tut::copies_overlapping_compute(traced_run<2>()), 0u)
+      << "with two slots, tile k+1's copy is in flight while tile k is computed";
+  EXPECT_GT(tut::copies_overlapping_compute(traced_run<8>()), 0u);
+}
+
+TEST(Ch04Timeline, OneSlotRingAndSynchronousKernelHaveNone) {
+  SKIP_UNLESS_GPU(8, 0);
+  EXPECT_EQ(tut::copies_overlapping_compute(traced_run<1>()), 0u)
+      << "one slot: a copy is issued only after the previous tile's compute";
+  EXPECT_EQ(tut::copies_overlapping_compute(traced_run<0>()), 0u)
+      << "chapter 01's kernel: load, barrier, compute, barrier, one tile at a time";
 }
 
 TEST(Ch04Reference, ReverseAndWorkOnAKnownInput) {

@@ -11,13 +11,16 @@
 #   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
 #   5b. probes: small standalone programs that test a tool's or the hardware's behaviour
 #       (tools/probes/*.cu), each run plainly and under compute-sanitizer synccheck
+#   3c. timeline: the chapters with an in-kernel timeline, --check-only --timeline (small
+#       problems), each trace checked (tools/check_timeline.py) and drawn (tools/plot_timeline.py)
+#       into json/timelines/: one PNG per chapter and the side-by-side picture
 #   3b. tour (only when named in STEPS): `cmake --workflow --preset tour`, as README.md runs it
 #   5c. profile (only when named in STEPS): Nsight Compute counters for every chapter
 #       (tools/profile_chapters.sh) and chapter-specific ncu scripts (chapters/*/ncu_*.sh)
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
-# Env:   STEPS=build,ctest,exercises,arch80,full,sass,sanitizer,probes (default) to run a subset;
+# Env:   STEPS=build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes (default): a subset;
 #        add tour and/or profile to run those too;
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
@@ -41,7 +44,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 START=$(date +%s)
 BUDGET=${BUDGET:-570}
-STEPS=${STEPS:-build,ctest,exercises,arch80,full,sass,sanitizer,probes}   # also: tour, profile
+STEPS=${STEPS:-build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes}   # also: tour, profile
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 pack() {
@@ -128,6 +131,43 @@ if want tour; then
   else
     note "tour: build FAILED (see logs/tour-build.log)"; tail -30 "$LOGS/tour-build.log"
   fi
+fi
+
+# 3c. in-kernel timelines (docs/timelines.md): each chapter that has one, at its small trace size
+#     (--check-only: its checks, then the traced kernels, each checked; tracing's cost printed),
+#     the file checked, the overlap each lesson claims asserted where it is deterministic, one
+#     PNG per chapter and the side-by-side picture (sync, ring at the same occupancy, warp-
+#     specialized). Everything in json/timelines/, so it comes back in the tarball.
+if want timeline; then
+  tl=$WORK/json/timelines; mkdir -p "$tl"
+  for name in ch01_sync_shared_loads ch04_pipeline_prefetch ch07_producer_consumer \
+              ch11_tma_bulk_copies ch14_warp_specialization ch16_tensor_core_gemm; do
+    exe=$BUILD/bin/$name; short=${name%%_*}
+    { [ -x "$exe" ] && echo "$name" | grep -qE "$ONLY"; } || continue
+    [ "$(left)" -gt 40 ] || { note "timeline $name: skipped (time budget)"; continue; }
+    timeout 90 "$exe" --check-only --seed=7 --timeline="$tl/$short.json" \
+      > "$LOGS/timeline.$name.log" 2>&1
+    note "timeline $name: exit $?; $(grep -m1 '^timeline: ' "$LOGS/timeline.$name.log")"
+    grep -E '^timeline [a-z0-9_]+ +untraced' "$LOGS/timeline.$name.log"
+    [ -f "$tl/$short.json" ] || continue
+    note "timeline $short check: $(python3 tools/check_timeline.py "$tl/$short.json" | tail -1)"
+    python3 tools/plot_timeline.py "$tl/$short.json" -o "$tl/timeline_$short.png" --blocks 1 \
+      >> "$LOGS/timeline.plot.log" 2>&1 || note "timeline $short: plot FAILED (logs/timeline.plot.log)"
+  done
+  for expect in "ch04:v2_pipe_s2_low:overlap" "ch04:v2_pipe_s8_low:overlap" \
+                "ch04:v2_pipe_s1_low:no-overlap" "ch04:v1_sync_low:no-overlap" \
+                "ch01:v1_stream_low:no-overlap" "ch11:v1_bulk_ptx_2x16K_low:overlap"; do
+    IFS=: read -r short variant what <<< "$expect"
+    [ -f "$tl/$short.json" ] || continue
+    note "timeline $short $variant expect $what: $(python3 tools/check_timeline.py "$tl/$short.json" \
+      --variant "$variant" --expect-$what | tail -1)"
+  done
+  side=()
+  for pick in ch01:v1_stream_low ch04:v2_pipe_s8_low ch14:v1_ws_s4; do
+    [ -f "$tl/${pick%%:*}.json" ] && side+=("$tl/${pick%%:*}.json:${pick#*:}")
+  done
+  [ ${#side[@]} -ge 2 ] && { python3 tools/plot_timeline.py "${side[@]}" -o "$tl/timeline_side_by_side.png" \
+    --blocks 1 >> "$LOGS/timeline.plot.log" 2>&1; note "timeline side by side: exit $?"; }
 fi
 
 # 4. SASS: the dumps, for the docs (assertions already ran in ctest under the 'sass' label)

@@ -5,9 +5,14 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "common/harness.cuh"
+#include "common/shared_scrub.cuh"
+#include "common/timeline.cuh"
 #include "kernels.cuh"
 #include "common/workload_stencil_stream.cuh"
 
@@ -67,6 +72,44 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v9.reference = kReverseTiles;
   v9.negative = true;
   return v.list;
+}
+
+// --timeline: v1 at --blocks-per-sm (default 1), traced on a small problem (at most
+// kTimelineBytes: 16 MiB is 31 tiles per block at 1 block per SM) for the blocks on SMs 0 and
+// 1. The traced run is checked like any other run.
+constexpr std::uint64_t kTimelineBytes = 16u << 20;
+
+inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
+  tut::RunConfig cfg = run;
+  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
+  Problem p(cfg);
+  const int bps = p.low_blocks_per_sm();
+  const unsigned grid = stream_v1_grid<tut::TraceOn>(p.sms(), bps);
+  tut::TraceRecorder rec({grid, 1, 256});
+  rec.clear(s);
+  p.poison(s);
+  tut::scrub_shared_memory(s);
+  launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), bps, s, rec.arg());
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  const tut::VerifyResult r = p.verify(s, kReverseTiles);
+  if (!r.ok()) {
+    std::printf("[v1_stream_low] traced run: %s\n%s", r.summary().c_str(), r.details().c_str());
+    return false;
+  }
+  tut::KernelTrace kt{"v1_stream_low", "v1 stream sync, low occ", {"block (thread 0)"},
+                      rec.download(s)};
+  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
+      kt, s, 3, 20,
+      [&](cudaStream_t st) {
+        launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), bps, st);
+      },
+      [&](cudaStream_t st) {
+        launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), bps, st, rec.arg());
+      });
+  const std::string command = "ch01_sync_shared_loads --timeline=" + path + " --size=" +
+                              std::to_string(cfg.size) + " --blocks-per-sm=" + std::to_string(bps);
+  return tut::write_timeline(path, {kt}, {"ch01_sync_shared_loads", cfg.device.name, command});
 }
 
 }  // namespace ch01

@@ -20,6 +20,7 @@
 
 #include "common/bounded_wait.cuh"            // tut::globaltimer_ns (v8 only)
 #include "common/launch.cuh"
+#include "common/timeline.cuh"
 #include "common/workload_stencil_stream.cuh"
 
 namespace ch01 {
@@ -79,21 +80,33 @@ __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __
 // ---------------------------------------------------------------------------------------------
 // Tile k holds float4 [k*256, k*256 + count). Output float4 t of the tile is input float4
 // count-1-t: thread t reads what thread count-1-t (another warp) stored.
+// Timeline (--timeline; tut::TraceOn only, with TraceOff the calls compile to nothing): thread
+// 0 records, for the block's tile k, the load's issue, the return of the first barrier, the
+// reversal as the compute phase and the return of the second barrier as the slot's release.
+template <class Tracing = tut::TraceOff>
 __global__ void stream_v1_sync_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
-                                      std::size_t n_vecs) {
+                                      std::size_t n_vecs, Tracing trace = {}) {
   __shared__ float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB, reused by every tile
+  auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+  std::uint32_t k = 0;  // the block's tile number
+  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x, ++k) {
     const std::size_t base = tile * STREAM_TILE_VECS;
     const int count = stream_tile_count(n_vecs, base);
+    lane.copy_issued(k);
     // EXERCISE-BEGIN: stage this thread's float4 of the tile in shared memory, then make sure the whole tile is there before any thread reads another thread's float4
     if (t < count) s_tile[t] = d_in[base + t];  // LDG.E.128 -> register -> STS.128
     __syncthreads();                            // read after write: the tile is complete
     // EXERCISE-END
+    lane.wait_done(k);
+    lane.compute_begun(k);
     if (t < count) d_out[base + t] = s_tile[count - 1 - t];  // LDS.128 -> STG.E.128
+    lane.compute_ended(k);
     __syncthreads();                            // write after read: consumed before refilled
+    lane.slot_released(k);
   }
+  lane.close();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,11 +185,17 @@ inline void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, in
   stencil_v0_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
-inline void launch_stream_v1(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
-                             int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v1_sync_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v1_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
+// The timed runs launch v1 untraced; --timeline passes a tut::TraceOn (and asks for the grid
+// first, to size the trace buffer).
+template <class Tracing = tut::TraceOff>
+unsigned stream_v1_grid(int sm_count, int blocks_per_sm) {
+  return tut::persistent_grid(stream_v1_sync_kernel<Tracing>, THREADS, sm_count, blocks_per_sm);
+}
+template <class Tracing = tut::TraceOff>
+void launch_stream_v1(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
+                      int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
+  const unsigned grid = stream_v1_grid<Tracing>(sm_count, blocks_per_sm);
+  stream_v1_sync_kernel<Tracing><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, trace);
 }
 
 inline void launch_stream_v2(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,

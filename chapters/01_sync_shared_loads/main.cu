@@ -12,5 +12,6 @@ int main(int argc, char** argv) {
   // through shared memory synchronously, against the same reversal with no staging at all.
   ch.tour_lesson = "v1_stream_low";
   ch.tour_baseline = "v2_direct_low";
+  ch.timeline = ch01::record_timeline;  // --timeline: v1 traced (host.cuh)
   return tut::run_chapter(argc, argv, ch);
 }

@@ -148,7 +148,8 @@ if want timeline; then
     timeout 90 "$exe" --check-only --seed=7 --timeline="$tl/$short.json" \
       > "$LOGS/timeline.$name.log" 2>&1
     note "timeline $name: exit $?; $(grep -m1 '^timeline: ' "$LOGS/timeline.$name.log")"
-    grep -E '^timeline [a-z0-9_]+ +untraced' "$LOGS/timeline.$name.log"
+    while read -r line; do note "  $line"; done \
+      < <(grep -E '^timeline [A-Za-z0-9_]+ +untraced' "$LOGS/timeline.$name.log")  # its cost
     [ -f "$tl/$short.json" ] || continue
     note "timeline $short check: $(python3 tools/check_timeline.py "$tl/$short.json" | tail -1)"
     python3 tools/plot_timeline.py "$tl/$short.json" -o "$tl/timeline_$short.png" --blocks 1 \

@@ -81,8 +81,8 @@ __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __
 // Tile k holds float4 [k*256, k*256 + count). Output float4 t of the tile is input float4
 // count-1-t: thread t reads what thread count-1-t (another warp) stored.
 // Timeline (--timeline; tut::TraceOn only, with TraceOff the calls compile to nothing): thread
-// 0 records, for the block's tile k, the load's issue, the return of the first barrier, the
-// reversal as the compute phase and the return of the second barrier as the slot's release.
+// 0 records, for the block's tile k, when its load is issued, when the first barrier returns,
+// the reversal as the compute phase and the second barrier's return as the slot's release.
 template <class Tracing = tut::TraceOff>
 __global__ void stream_v1_sync_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
                                       std::size_t n_vecs, Tracing trace = {}) {

@@ -74,6 +74,7 @@ template <class Launch>
 Timing time_on_stream(cudaStream_t stream, int warmup, int repeats, Launch&& launch) {
   for (int i = 0; i < warmup; ++i) launch(stream);
   CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (repeats < 1) return Timing{};
 
   std::vector<cudaEvent_t> start(repeats), stop(repeats);
   for (int i = 0; i < repeats; ++i) {

@@ -70,6 +70,19 @@ __device__ __forceinline__ bool wait_parity_bounded_cluster(std::uint64_t* bar,
 #endif
 }
 
+/// @brief The bounded wait for sm_80 chapters: `mbarrier.test_wait.parity` (PTX ISA 7.1, sm_80;
+///        a single poll that never suspends the thread) in a loop, for at most kWaitBudgetNs.
+/// @return true when the phase of @p bar with parity @p parity completed; false when the
+///         budget ran out (a wrong parity, a barrier whose phase can never complete).
+/// @note  A kernel that gets false stops waiting and stops writing, but keeps meeting its
+///        block barriers, so the block never deadlocks and the unwritten output stays poisoned.
+__device__ __forceinline__ bool test_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity) {
+  const unsigned long long start = globaltimer_ns();
+  while (!cuda::ptx::mbarrier_test_wait_parity(bar, parity))
+    if (globaltimer_ns() - start > kWaitBudgetNs) return false;
+  return true;
+}
+
 /// @brief Bits a kernel ORs into its ErrorWord.
 inline constexpr unsigned kErrorWaitTimedOut = 1u;  ///< a bounded wait gave up
 

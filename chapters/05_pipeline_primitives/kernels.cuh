@@ -32,6 +32,7 @@
 
 #include <cstdint>
 
+#include "common/bounded_wait.cuh"
 #include "common/launch.cuh"
 #include "common/workload_reversed_tiles.cuh"
 
@@ -238,16 +239,19 @@ __global__ void __launch_bounds__(THREADS)
   };
 
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
+  bool gave_up = false;  // a wait that can never complete (a wrong parity) must not hang
   for (std::size_t k = 0; k < my_tiles; ++k) {
     // EXERCISE-BEGIN: the parity of the phase of slot k % STAGES that tile k's arrivals complete (it flips each time the ring wraps)
     const std::uint32_t parity = static_cast<std::uint32_t>(k / STAGES) & 1u;
     // EXERCISE-STUB: const std::uint32_t parity = 0u;
     // EXERCISE-END
-    while (!cuda::ptx::mbarrier_test_wait_parity(&s_full[k % STAGES], parity)) {
-    }
+    // Bounded: after a wait gives up this thread stops waiting and writing (its words stay
+    // poisoned, so the check fails) but keeps meeting __syncthreads, so the block cannot hang.
+    if (!gave_up) gave_up = !tut::test_wait_parity_bounded(&s_full[k % STAGES], parity);
     __syncthreads();  // slot (k-1) % STAGES: everyone finished reading it
     issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    if (!gave_up)
+      consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
 }
 

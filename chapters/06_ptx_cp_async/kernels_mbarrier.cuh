@@ -18,6 +18,8 @@
 
 #include <cstdint>
 
+#include "common/bounded_wait.cuh"
+
 namespace ch06 {
 
 // cp.async.mbarrier.arrive.noinc.shared.b64 [bar]: an arrival on `bar` that the hardware makes
@@ -122,13 +124,14 @@ __global__ void __launch_bounds__(THREADS)
     (void)cuda::ptx::mbarrier_arrive(&s_full[k % STAGES]);  // the state is not needed
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
+  bool gave_up = false;  // bounded as in chapter 05's v3: a broken variant fails, never hangs
   for (std::size_t k = 0; k < my_tiles; ++k) {
     const std::uint32_t parity = static_cast<std::uint32_t>(k / STAGES) & 1u;
-    while (!cuda::ptx::mbarrier_test_wait_parity(&s_full[k % STAGES], parity)) {
-    }
+    if (!gave_up) gave_up = !tut::test_wait_parity_bounded(&s_full[k % STAGES], parity);
     __syncthreads();
     issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    if (!gave_up)
+      consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
 }
 

@@ -110,10 +110,10 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_ws_early_release(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), s);
         })
       .negative = true;
-  v.add("v9_empty_parity", "v9 BROKEN: empty wait, wrong parity",
-        "negative: the producer waits for this lap's empty phase; fails from the 2nd lap on",
+  v.add("v9_empty_count", "v9 BROKEN: empty barrier expects one arrival too many",
+        "negative: empty[s] never completes a phase; fails from the 2nd lap on",
         [](Problem& p, cudaStream_t s) {
-          launch_ws_empty_parity(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
+          launch_ws_empty_count(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
                                  p.sms(), p.blocks_per_sm(), s);
         })
       .negative = true;

@@ -2,9 +2,10 @@
 // changed lines marked BUG. Each must FAIL the chapter's check, and neither can hang: every
 // wait is bounded, and a wait that gives up is reported through the error word.
 //   v9 early release  a consumer arrives on empty[s] before it reads the slot
-//   v9 empty parity   the producer waits for the wrong phase of empty[s]; the bug exists only
-//                     from the ring's second lap on, so it needs a check in which a block
-//                     walks more tiles than the ring has slots (the harness's lap check)
+//   v9 empty count    empty[s] is initialised to expect one arrival more than the consumers
+//                     make; the bug exists only from the ring's second lap on, so it needs a
+//                     check in which a block walks more tiles than the ring has slots (the
+//                     harness's lap check)
 #pragma once
 
 #include "kernels.cuh"
@@ -73,14 +74,17 @@ __global__ void __launch_bounds__(THREADS)
   }
 }
 
-// Empty parity. Before refilling a slot in lap L >= 1 the producer must wait for empty's
-// phase L - 1 (parity phase ^ 1): the consumers have released the slot's previous tile. This
-// copy waits for phase L instead, which completes only when the consumers release the tile
-// the producer is about to copy: it never does, the wait gives up after its budget, and the
-// consumers' waits for that tile give up too. In lap 0 the producer does not wait at all, so
-// a block with at most NEG_STAGES tiles computes every word right.
+// Empty count. Before refilling a slot in lap L >= 1 the producer waits for empty's phase
+// L - 1: the consumers have released the slot's previous tile. Here empty[s] is initialised to
+// expect CONSUMERS + 1 arrivals, one more than the consumer threads make, so its first phase
+// never completes: in lap 1 the producer's wait gives up after its budget, and the consumers'
+// waits for the tile it never issued give up too. In lap 0 the producer does not wait at all,
+// so a block with at most NEG_STAGES tiles computes every word right. (A wrong parity in that
+// wait is NOT a deterministic bug: try_wait.parity(P) returns at once while the barrier is
+// still in phase P ^ 1, so whether the refill races the readers or the wait stalls depends on
+// which side runs ahead.)
 __global__ void __launch_bounds__(THREADS)
-    ws_empty_parity_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
+    ws_empty_count_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                            std::size_t n_vecs, int intensity, unsigned* d_error) {
   namespace ptx = cuda::ptx;
   extern __shared__ __align__(16) unsigned char s_raw[];
@@ -92,7 +96,7 @@ __global__ void __launch_bounds__(THREADS)
   if (threadIdx.x == 0) {
     for (int s = 0; s < NEG_STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], CONSUMERS);
+      ptx::mbarrier_init(&empty[s], CONSUMERS + 1);  // BUG: one arrival more than will come
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   }
@@ -102,8 +106,7 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x != 0) return;
     for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
       const std::size_t tile = tut::block_tile(j);
-      // BUG: parity of this lap's phase; the previous lap's is pos.phase ^ 1u
-      if (j >= NEG_STAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase)) {
+      if (j >= NEG_STAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1u)) {
         atomicOr(d_error, tut::kErrorWaitTimedOut);
         return;
       }
@@ -139,14 +142,14 @@ inline void launch_ws_early_release(const uint4* d_in, uint4* d_out, std::size_t
   ws_early_release_kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
 }
 
-/// v9 empty parity: the usual persistent grid; it fails where some block makes a second lap.
-inline void launch_ws_empty_parity(const uint4* d_in, uint4* d_out, std::size_t n_vecs,
+/// v9 empty count: the usual persistent grid; it fails where some block makes a second lap.
+inline void launch_ws_empty_count(const uint4* d_in, uint4* d_out, std::size_t n_vecs,
                                    int intensity, unsigned* d_error, int sm_count,
                                    int blocks_per_sm, cudaStream_t s) {
   constexpr int smem = NEG_STAGES * TILE_BYTES + RING_PAD_BYTES;
   const unsigned grid =
-      tut::persistent_grid(ws_empty_parity_kernel, THREADS, sm_count, blocks_per_sm, smem);
-  ws_empty_parity_kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
+      tut::persistent_grid(ws_empty_count_kernel, THREADS, sm_count, blocks_per_sm, smem);
+  ws_empty_count_kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
 }
 
 }  // namespace ch14

@@ -1,7 +1,7 @@
 // GPU tests for chapter 14: the Ampere-style pipeline and the warp-specialized TMA ring at
 // every stage count, at edge sizes, intensities and occupancies, against the exact CPU
 // reference, also on a 2-block grid where every ring wraps many times; the early-release
-// consumer and the wrong empty parity must fail (and must not hang).
+// consumer and the wrong empty arrival count must fail (and must not hang).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -85,10 +85,10 @@ TEST(Ch14Laps, EveryVariantMatchesOnTwoBlocks) {
   }
 }
 
-TEST(Ch14Negative, EmptyParityFailsFromTheSecondLap) {
+TEST(Ch14Negative, EmptyCountFailsFromTheSecondLap) {
   SKIP_UNLESS_GPU(9, 0);
   const auto all = ch14::variants();
-  const auto& v = variant(all, "v9_empty_parity");
+  const auto& v = variant(all, "v9_empty_count");
   ASSERT_TRUE(v.negative);
   {  // 2 blocks x 4 tiles: lap 0 only, the producer never waits on empty: right answer
     ch14::Problem p(config(8u * ch14::TILE_BYTES));
@@ -102,7 +102,7 @@ TEST(Ch14Negative, EmptyParityFailsFromTheSecondLap) {
     const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
     const double s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    EXPECT_FALSE(r.ok()) << "a second lap must expose the parity";
+    EXPECT_FALSE(r.ok()) << "a second lap must expose the arrival count";
     EXPECT_NE(p.error.read(nullptr) & tut::kErrorWaitTimedOut, 0u) << "the waits gave up";
     EXPECT_LT(s, 10.0) << "the bounded waits must not stall";
   }

@@ -210,7 +210,8 @@ if want probes; then
     probe=$WORK/$(basename "$src" .cu)
     if nvcc -std=c++17 -O2 -arch=sm_$ARCH -o "$probe" "$src" > "$LOGS/probe.$(basename "$src").build.log" 2>&1; then
       for form in $(grep -oE "usage: %s [a-z|]+" "$src" | sed 's/usage: %s //; s/|/ /g'); do
-        plain=$("$probe" "$form" 2>&1 | tail -1)
+        "$probe" "$form" > "$LOGS/probe.$(basename "$src" .cu).$form.log" 2>&1
+        plain=$(tail -1 "$LOGS/probe.$(basename "$src" .cu).$form.log")
         compute-sanitizer --tool synccheck "$probe" "$form" > "$LOGS/probe.$(basename "$src" .cu).$form.synccheck.log" 2>&1
         sync=$(grep -E "ERROR SUMMARY" "$LOGS/probe.$(basename "$src" .cu).$form.synccheck.log" | tail -1)
         note "probe $(basename "$src" .cu) $form: $plain; synccheck: $sync"

@@ -3,8 +3,9 @@
 // What it teaches: before any async copy, know the number everything is measured against.
 // A streaming kernel can never beat the DRAM bandwidth of the card, and the best practical
 // estimate of that is a large device-to-device cudaMemcpyAsync: a copy the CUDA driver
-// performs for us (whether with the GPU's copy engines or with a kernel of its own on the SMs
-// is not documented; the README says how to find out). Every later chapter reports "% of
+// performs for us. On the H200 it runs on the SMs, not on a copy engine: a probe shows it
+// waiting for SMs that another kernel holds (README, "Who performs that copy?"). Every later
+// chapter reports "% of
 // ceiling" against that copy, measured in the same run, because clocks, other tenants and the
 // card's state move the absolute figure.
 //

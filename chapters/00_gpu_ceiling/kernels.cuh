@@ -5,9 +5,8 @@
 // estimate of that is a large device-to-device cudaMemcpyAsync: a copy the CUDA driver
 // performs for us. On the H200 it runs on the SMs, not on a copy engine: a probe shows it
 // waiting for SMs that another kernel holds (README, "Who performs that copy?"). Every later
-// chapter reports "% of
-// ceiling" against that copy, measured in the same run, because clocks, other tenants and the
-// card's state move the absolute figure.
+// chapter reports "% of ceiling" against that copy, measured in the same run, because clocks,
+// other tenants and the card's state move the absolute figure.
 //
 // "Bytes moved" means bytes read from plus bytes written to global memory, counted once:
 // copying N bytes moves 2N bytes. Halo re-reads or cache hits are not counted, so a kernel

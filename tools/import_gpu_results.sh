@@ -30,7 +30,7 @@ commit=${3:-${job_commit:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo un
 # The previous run goes; its notes stay.
 mkdir -p "$dest"
 rm -rf "$dest/json" "$dest/plots" "$dest/logs" "$dest/ncu" "$dest/tour.json" "$dest/RUN.md" \
-       "$dest/profile.md"
+       "$dest/profile.md" "$dest/timelines"
 mkdir -p "$dest/json" "$dest/logs"
 
 cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true
@@ -45,6 +45,14 @@ fi
 [ -f "$tmp/json/profile.md" ] && cp "$tmp/json/profile.md" "$dest/"
 if [ -d "$tmp/json/ncu" ]; then mkdir -p "$dest/ncu"; cp "$tmp"/json/ncu/*.csv "$dest/ncu/" 2>/dev/null || true; fi
 cp "$tmp"/json/*.txt "$dest/logs/" 2>/dev/null || true
+# In-kernel timelines (timeline step): the Chrome-trace JSON of each chapter in timelines/,
+# the PNGs beside the other figures in plots/ (refresh_results.sh leaves them in place).
+if [ -d "$tmp/json/timelines" ]; then
+  mkdir -p "$dest/timelines" "$dest/plots"
+  cp "$tmp"/json/timelines/*.json "$dest/timelines/" 2>/dev/null || true
+  cp "$tmp"/json/timelines/*.png "$dest/plots/" 2>/dev/null || true
+fi
+cp "$tmp"/logs/timeline.*.log "$dest/logs/" 2>/dev/null || true
 # Probes: keep the head of each synccheck log (the first reports say what was flagged).
 for f in "$tmp"/logs/probe.*.log; do [ -f "$f" ] && head -60 "$f" > "$dest/logs/$(basename "$f")"; done
 for f in summary.txt environment.txt ctest.log ctest-exercises.log; do
@@ -82,6 +90,8 @@ Every table in the chapter READMEs and every figure in plots/ comes from this ru
 - \`logs/<chapter>.full.log\`: each chapter's full-size output; \`logs/arch80.*\`: the sm_80-only
   build on this GPU
 - \`logs/sanitizer-summary.txt\`: compute-sanitizer memcheck/racecheck/synccheck/initcheck
+- \`timelines/\`: in-kernel timelines (Chrome trace JSON; open in Perfetto), drawn as
+  \`plots/timeline_*.png\`; \`logs/timeline.*.log\`: each traced run, with its overhead
 - \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
 - \`notes/\`: per-chapter investigation notes
 EOT

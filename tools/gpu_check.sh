@@ -24,7 +24,8 @@
 #        add tour and/or profile to run those too;
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
-#        SKIP_SANITIZER=1 to skip step 5; ARCH=90 to change the architecture;
+#        SKIP_SANITIZER=1 to skip step 5; SANITIZER_TOOLS="racecheck memcheck" (default all four),
+#        SANITIZER_JOBS=N sanitizer runs at a time (default 4), PER_JOB=<seconds> each (180); ARCH=90 to change the architecture;
 #        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY);
 #        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
 #        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c);
@@ -194,8 +195,8 @@ if want sanitizer && [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   step_budget=$(( $(left) - 20 ))
   if [ "$step_budget" -gt 30 ]; then
     for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
-      for tool in memcheck racecheck synccheck initcheck; do echo "$exe $tool ${PER_JOB:-180}"; done
-    done | timeout "$step_budget" xargs -P 4 -L 1 bash -c 'sanitize_one "$0" "$1" "$2"' \
+      for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do echo "$exe $tool ${PER_JOB:-180}"; done
+    done | timeout "$step_budget" xargs -P "${SANITIZER_JOBS:-4}" -L 1 bash -c 'sanitize_one "$0" "$1" "$2"' \
       > "$LOGS/sanitizer-lines.txt"
     sort "$LOGS/sanitizer-lines.txt" > "$LOGS/sanitizer-sorted.txt"
     while read -r line; do note "$line"; done < "$LOGS/sanitizer-sorted.txt"

@@ -1,7 +1,7 @@
 # The tour: run every chapter at full size, then print one summary of each chapter's point.
 # Usage: cmake -DBIN_DIR=... -DRESULTS_DIR=... -DCHAPTERS=ch00_x,ch01_y,... -DPYTHON=...
 #              -DSUMMARY_SCRIPT=tools/tour_summary.py -DPLOT_SCRIPT=tools/plot_results.py
-#              -P tour.cmake
+#              -DTIMELINE_SCRIPT=tools/plot_timeline.py -P tour.cmake
 # Each chapter writes RESULTS_DIR/<chapter>.json; tour_status.txt records each exit code, so
 # the summary (tools/tour_summary.py, which also writes tour.json) lists chapters that skipped
 # (77: no suitable GPU) or failed. Any exit other than 0 or 77 fails the tour after all
@@ -40,6 +40,38 @@ if(PYTHON)
   execute_process(COMMAND ${PYTHON} ${PLOT_SCRIPT} ${RESULTS_DIR} ${RESULTS_DIR}/plots
     RESULT_VARIABLE plot_rc OUTPUT_VARIABLE plot_out ERROR_VARIABLE plot_err)
   message("plots: ${plot_out}${plot_err}")
+  # The overlap, side by side (docs/timelines.md): chapter 01's synchronous tile loop, chapter
+  # 04's 8-slot ring at the same occupancy, chapter 14's warp-specialized ring, each traced on a
+  # small problem (--check-only: the traced runs are checked too), drawn on one time axis.
+  set(timeline_dir ${RESULTS_DIR}/timelines)
+  file(MAKE_DIRECTORY ${timeline_dir})
+  set(side "")
+  foreach(pick ch01_sync_shared_loads:v1_stream_low ch04_pipeline_prefetch:v2_pipe_s8_low
+               ch14_warp_specialization:v1_ws_s4)
+    string(REPLACE ":" ";" parts "${pick}")
+    list(GET parts 0 ch)
+    list(GET parts 1 variant)
+    if(NOT EXISTS ${BIN_DIR}/${ch})
+      continue()
+    endif()
+    string(REGEX MATCH "^ch[0-9][0-9]" short "${ch}")
+    file(REMOVE ${timeline_dir}/${short}.json)
+    execute_process(COMMAND ${BIN_DIR}/${ch} --check-only --seed=7
+                            --timeline=${timeline_dir}/${short}.json
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(rc EQUAL 0 AND EXISTS ${timeline_dir}/${short}.json)
+      list(APPEND side ${timeline_dir}/${short}.json:${variant})
+    elseif(NOT rc EQUAL 77)
+      list(APPEND failed "${ch}(--timeline)")
+    endif()
+  endforeach()
+  list(LENGTH side n_side)
+  if(n_side GREATER 1)
+    execute_process(COMMAND ${PYTHON} ${TIMELINE_SCRIPT} ${side} --blocks 1
+                            -o ${RESULTS_DIR}/plots/timeline_side_by_side.png
+      RESULT_VARIABLE side_rc OUTPUT_VARIABLE side_out ERROR_VARIABLE side_err)
+    message("timelines: ${side_out}${side_err}")
+  endif()
 else()
   message("python3 was not found: no summary table; each chapter's JSON is in ${RESULTS_DIR}")
 endif()

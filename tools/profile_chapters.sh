@@ -16,6 +16,7 @@ for exe in $(ls "$BIN"/ch[0-9][0-9]_* | grep -v _exercise | grep -E "$ONLY"); do
   name=$(basename "$exe")
   case $name in
     ch15_*) size=2048 ;;          # matrix dimension
+    ch16_*) size="4096 --sweep=0" ;;  # matrix dimension; no size sweep under the profiler
     ch12_*) size=8192 ;;          # matrix dimension
     ch10_*) size=192M ;;          # a multiple of its 96-byte record group
     *)      size=256M ;;          # bytes per buffer

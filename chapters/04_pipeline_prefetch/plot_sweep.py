@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plot chapter 04's sweeps from the JSON that `ch04_pipeline_prefetch --json=F` writes to
-F.sweep.json, into a PNG (default: sweep.png next to this script).
+F.sweep.json, into a PNG (default: ch04_sweep.png in the current directory; the committed
+figure is docs/results/h200/plots/ch04_sweep.png, drawn by tools/refresh_results.sh).
 
     python3 chapters/04_pipeline_prefetch/plot_sweep.py run.json.sweep.json [-o out.png]
 
@@ -11,7 +12,6 @@ Right panel: GB/s against compute rounds per word, one line per stage count, at 
 """
 import argparse
 import json
-import os
 import sys
 
 import matplotlib
@@ -21,10 +21,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("sweep_json", help="the <--json>.sweep.json file written by the chapter")
-    ap.add_argument("-o", "--output", default=os.path.join(here, "sweep.png"))
+    ap.add_argument("-o", "--output", default="ch04_sweep.png")
     args = ap.parse_args(argv)
     with open(args.sweep_json) as f:
         data = json.load(f)

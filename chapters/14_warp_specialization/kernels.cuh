@@ -89,7 +89,7 @@ __device__ __forceinline__ void compute_and_store(uint4 (&r)[VECS_PER_CONSUMER],
 // ---------------------------------------------------------------------------------------------
 // v0: Ampere-style producer/consumer with a partitioned block-scope cuda::pipeline
 // ---------------------------------------------------------------------------------------------
-// The 32 producer lanes each issue 32 cp.async of 16 bytes per tile (LDGSTS); producer_commit
+// Each of the 32 producer lanes issues 32 cp.async of 16 bytes per tile (LDGSTS); producer_commit
 // makes the stage's "produced" barrier track them, and consumer_release arrives on its
 // "consumed" barrier. The pipeline keeps the slot index and both phase bits itself.
 template <int NSTAGES>

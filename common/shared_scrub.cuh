@@ -14,6 +14,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 #include "cuda_check.cuh"
 #include "fill.hpp"
@@ -57,7 +59,19 @@ __global__ void scrub_shared_memory_kernel(std::uint32_t pattern, unsigned words
 /// @note  Covers the opt-in maximum per block (cudaDevAttrMaxSharedMemoryPerBlockOptin),
 ///        which bounds static plus dynamic shared memory of any kernel. The device queries
 ///        and the attribute call run once per process.
+/// @note  TUTORIAL_SKIP_SMEM_SCRUB=1 in the environment skips the scrub (announced once on
+///        stderr). Only for runs under compute-sanitizer racecheck, which checks shared-memory
+///        hazards itself and for which the scrub's 227 KiB of stores per SM and its wait for
+///        every block to start may be far too slow; never for a check that must prove a result.
 inline void scrub_shared_memory(cudaStream_t stream) {
+  static const bool skip = [] {
+    const char* env = std::getenv("TUTORIAL_SKIP_SMEM_SCRUB");
+    const bool off = env != nullptr && env[0] == '1';
+    if (off)
+      std::fprintf(stderr, "note: shared-memory scrub off (TUTORIAL_SKIP_SMEM_SCRUB=1)\n");
+    return off;
+  }();
+  if (skip) return;
   struct Setup {
     int sm_count = 0;
     int optin_bytes = 0;

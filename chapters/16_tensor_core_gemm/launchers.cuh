@@ -6,21 +6,12 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 
 #include "common/cuda_check.cuh"
 #include "common/launch.cuh"
 #include "kernels.cuh"
 
 namespace ch16 {
-
-/// Opt a kernel in to more than 48 KiB of dynamic shared memory, once per process.
-template <class Kernel>
-void allow_smem(Kernel kernel, int bytes) {
-  static std::set<const void*> done;
-  if (done.insert(reinterpret_cast<const void*>(kernel)).second)
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
-}
 
 /// One block (or cluster) per output tile (pair), capped for the lap check.
 inline unsigned tile_grid(int tiles, unsigned cluster = 1) {
@@ -31,7 +22,7 @@ inline unsigned tile_grid(int tiles, unsigned cluster = 1) {
 
 inline void launch_step1(const GemmArgs& g, cudaStream_t s) {
   using namespace step1;
-  allow_smem(gemm_step1_mma_sync_kernel, SMEM_BYTES);
+  tut::opt_in_dynamic_smem(gemm_step1_mma_sync_kernel, SMEM_BYTES);
   const int tiles = ceil_div(g.M, BM) * ceil_div(g.N, BN);
   gemm_step1_mma_sync_kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(g);
 }
@@ -40,7 +31,7 @@ template <class Kernel>
 void launch_step2_kernel(Kernel kernel, const CUtensorMap& a64, const CUtensorMap& b256,
                          const GemmArgs& g, cudaStream_t s) {
   using namespace step2;
-  allow_smem(kernel, SMEM_BYTES);
+  tut::opt_in_dynamic_smem(kernel, SMEM_BYTES);
   const int tiles = ceil_div(g.M, BM) * ceil_div(g.N, BN);
   kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(a64, b256, g);
 }
@@ -51,7 +42,7 @@ template <class Kernel, class... Trace>
 void launch_step3_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorMap& b256,
                          const GemmArgs& g, cudaStream_t s, Trace... trace) {
   using namespace ws;
-  allow_smem(kernel, SMEM_BYTES);
+  tut::opt_in_dynamic_smem(kernel, SMEM_BYTES);
   const int tiles = ceil_div(g.M, BM) * ceil_div(g.N, BN);
   kernel<<<tile_grid(tiles), THREADS, SMEM_BYTES, s>>>(a128, b256, g, trace...);
 }
@@ -59,7 +50,7 @@ void launch_step3_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorM
 inline void launch_step4(const CUtensorMap& a128, const CUtensorMap& b128, const GemmArgs& g,
                          cudaStream_t s) {
   using namespace cl;
-  allow_smem(gemm_step4_cluster_kernel, SMEM_BYTES);
+  tut::opt_in_dynamic_smem(gemm_step4_cluster_kernel, SMEM_BYTES);
   const int pairs = ceil_div(ceil_div(g.M, BM), CLUSTER) * ceil_div(g.N, BN);
   gemm_step4_cluster_kernel<<<tile_grid(pairs * CLUSTER, CLUSTER), THREADS, SMEM_BYTES, s>>>(
       a128, b128, g);
@@ -88,7 +79,7 @@ void launch_step5_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorM
                          const CUtensorMap& c64, const GemmArgs& g, int sm_count,
                          cudaStream_t s) {
   using namespace cl;
-  allow_smem(kernel, ps::SMEM_BYTES);
+  tut::opt_in_dynamic_smem(kernel, ps::SMEM_BYTES);
   const int pairs = ceil_div(ceil_div(g.M, BM), CLUSTER) * ceil_div(g.N, BN);
   const int resident = std::max(1, std::min(max_active_clusters(kernel, THREADS, ps::SMEM_BYTES),
                                             sm_count / CLUSTER));

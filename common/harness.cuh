@@ -156,6 +156,33 @@ struct Chapter {
   std::function<bool(const RunConfig&, cudaStream_t, const std::string& path)> timeline;
 };
 
+/// @brief The size settings of a chapter that streams one buffer of --size bytes into another:
+///        --size in bytes, a multiple of @p multiple, at most 16 GiB, by default 1 GiB (rounded
+///        down to the multiple). The GPU holds the input, the output and the memcpy ceiling's
+///        two buffers of the same size, plus 64 MiB of headroom. @p note follows the multiple in
+///        --help, e.g. " (4 particles of 24 B)".
+template <class Problem>
+void set_buffer_sizes(Chapter<Problem>& ch, std::uint64_t multiple = 16,
+                      const std::string& note = "") {
+  ch.size_help = "bytes per buffer, a multiple of " + std::to_string(multiple) + note +
+                 " (default 1G)";
+  ch.size_multiple = multiple;
+  ch.max_size = std::uint64_t{16} << 30;
+  ch.default_size = [multiple](const DeviceSummary&) {
+    return (std::uint64_t{1} << 30) / multiple * multiple;
+  };
+  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::uint64_t{64} << 20); };
+}
+
+/// @brief The --blocks-per-sm option (default 1, the regime where only the copies a block keeps
+///        in flight hide the latency), and its value in a run.
+inline ExtraOption blocks_per_sm_option(const std::string& help, long long max_blocks = 32) {
+  return ExtraOption{"blocks-per-sm", help, 1, 1, max_blocks};
+}
+inline int blocks_per_sm(const RunConfig& cfg) {
+  return static_cast<int>(cfg.extra("blocks-per-sm"));
+}
+
 /// @brief Why @p v cannot run on @p device from this binary ("" when it can): a compute
 ///        capability below v.min_cc, or no code in the binary for v.min_cc on this GPU
 ///        (arch_probe.cuh). Sweeps use it to skip what the table skips.

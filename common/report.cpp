@@ -183,4 +183,59 @@ std::string to_json(const Report& r) {
   return os.str();
 }
 
+void SweepRow::key(const std::string& name) {
+  fields_ += (fields_.empty() ? "\"" : ", \"") + json_escape(name) + "\": ";
+}
+SweepRow& SweepRow::num(const std::string& k, double value) {
+  key(k);
+  fields_ += std::to_string(value);
+  return *this;
+}
+SweepRow& SweepRow::integer(const std::string& k, long long value) {
+  key(k);
+  fields_ += std::to_string(value);
+  return *this;
+}
+SweepRow& SweepRow::text(const std::string& k, const std::string& value) {
+  key(k);
+  fields_ += "\"" + json_escape(value) + "\"";
+  return *this;
+}
+SweepRow& SweepRow::flag(const std::string& k, bool value) {
+  key(k);
+  fields_ += value ? "true" : "false";
+  return *this;
+}
+
+SweepJson::SweepJson(const std::string& chapter_id)
+    : text_("{\"chapter\": \"" + json_escape(chapter_id) + "\"") {}
+void SweepJson::close_array() {
+  if (in_array_) text_ += "\n]";
+  in_array_ = false;
+}
+SweepJson& SweepJson::num(const std::string& key, double value) {
+  close_array();
+  text_ += ", \"" + json_escape(key) + "\": " + std::to_string(value);
+  return *this;
+}
+SweepJson& SweepJson::integer(const std::string& key, long long value) {
+  close_array();
+  text_ += ", \"" + json_escape(key) + "\": " + std::to_string(value);
+  return *this;
+}
+SweepJson& SweepJson::array(const std::string& name) {
+  close_array();
+  text_ += ", \"" + json_escape(name) + "\": [";
+  in_array_ = true;
+  first_row_ = true;
+  return *this;
+}
+SweepJson& SweepJson::add(const SweepRow& row) {
+  if (!in_array_) array("sweep");
+  text_ += std::string(first_row_ ? "" : ",") + "\n  {" + row.fields() + "}";
+  first_row_ = false;
+  return *this;
+}
+std::string SweepJson::str() const { return text_ + (in_array_ ? "\n]" : "") + "}\n"; }
+
 }  // namespace tut

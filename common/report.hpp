@@ -103,4 +103,43 @@ bool write_sweep_json(const std::string& json_path, const std::string& text);
 /// @brief Escape a string for a JSON string literal.
 std::string json_escape(const std::string& text);
 
+/// @brief One row of a sweep: its fields in the order they are added.
+/// @code
+///   json.add(tut::SweepRow().integer("stages", 4).num("gbs", rate).passed(ok));
+/// @endcode
+class SweepRow {
+ public:
+  SweepRow& num(const std::string& key, double value);
+  SweepRow& integer(const std::string& key, long long value);
+  SweepRow& text(const std::string& key, const std::string& value);
+  SweepRow& passed(bool ok) { return flag("passed", ok); }
+  SweepRow& flag(const std::string& key, bool value);
+  const std::string& fields() const { return fields_; }
+
+ private:
+  void key(const std::string& name);
+  std::string fields_;
+};
+
+/// @brief A sweep's JSON, built the same way by every chapter: {"chapter": id, then top-level
+///        numbers and arrays of rows in the order they were added}. Write it with
+///        write_sweep_json(json_path, sweep.str()).
+class SweepJson {
+ public:
+  explicit SweepJson(const std::string& chapter_id);
+  /// @brief A top-level number, e.g. the memcpy ceiling the sweep was measured against.
+  SweepJson& num(const std::string& key, double value);
+  SweepJson& integer(const std::string& key, long long value);
+  /// @brief Start the array @p name; add() appends rows to the array started last.
+  SweepJson& array(const std::string& name);
+  SweepJson& add(const SweepRow& row);
+  std::string str() const;
+
+ private:
+  void close_array();
+  std::string text_;
+  bool in_array_ = false;
+  bool first_row_ = true;
+};
+
 }  // namespace tut

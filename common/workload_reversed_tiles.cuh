@@ -135,7 +135,7 @@ struct Problem {
   std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
 
   int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+  int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -162,12 +162,8 @@ inline const std::vector<std::uint64_t>& check_sizes() {
 ///        memory a run needs, for a chapter on this workload.
 template <class P>
 void set_sizes(tut::Chapter<P>& ch) {
-  ch.size_help = "bytes per buffer, a multiple of 4 (default 1G)";
-  ch.size_multiple = 4;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch, 4);  // bytes, multiples of one word, default 1 GiB
   ch.check_sizes = check_sizes();
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
 }
 
 }  // namespace tut::reversed_tiles

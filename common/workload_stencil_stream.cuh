@@ -123,7 +123,7 @@ struct Problem {
   std::size_t n_vecs() const { return n_words / 4; }
   int sms() const { return cfg.device.sm_count; }
   /// @brief Blocks per SM of the "_low" rows: the chapter option --blocks-per-sm.
-  int low_blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+  int low_blocks_per_sm() const { return tut::blocks_per_sm(cfg); }
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -146,18 +146,13 @@ inline constexpr std::uint64_t kLargestCheckSize = std::uint64_t{8} << 20;
 ///        a run needs.
 template <class P>
 void set_sizes(tut::Chapter<P>& ch) {
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch);  // bytes, multiples of 16 (one float4), default 1 GiB
   // One float4; 3 float4 (shorter than the 7-wide stencil window); one short of a tile;
   // 3 tiles and a ragged tail; just over 1 MiB; and kLargestCheckSize (see there: it gives
   // every block of the lap check hundreds of laps of every ring in these chapters).
   ch.check_sizes = {16, 48, 1008, 4096 - 16, 3 * 4096 + 80, (1u << 20) + 16 * 7,
                     kLargestCheckSize};
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
-  // input + output, plus the same again for the memcpy ceiling measured beside them
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
 }
 
 }  // namespace tut::stencil_stream

@@ -126,6 +126,24 @@ TEST(Report, FormatBytes) {
   EXPECT_EQ(tut::format_bytes(1ull << 30), "1.00 GiB");
 }
 
+TEST(Report, SweepJsonKeepsOrderArraysAndEscapes) {
+  tut::SweepJson json("ch99_demo");
+  json.num("memcpy_gbs", 1.5).array("occupancy");
+  json.add(tut::SweepRow().integer("stages", 4).num("gbs", 2.25).passed(true));
+  json.add(tut::SweepRow().text("variant", "v\"1").passed(false));
+  json.integer("blocks", 2).array("intensity");
+  json.add(tut::SweepRow().integer("rounds", 8));
+  EXPECT_EQ(json.str(),
+            "{\"chapter\": \"ch99_demo\", \"memcpy_gbs\": 1.500000, \"occupancy\": [\n"
+            "  {\"stages\": 4, \"gbs\": 2.250000, \"passed\": true},\n"
+            "  {\"variant\": \"v\\\"1\", \"passed\": false}\n], \"blocks\": 2, \"intensity\": [\n"
+            "  {\"rounds\": 8}\n]}\n");
+  tut::SweepJson empty("ch98");
+  EXPECT_EQ(empty.add(tut::SweepRow().integer("n", 1)).str(),
+            "{\"chapter\": \"ch98\", \"sweep\": [\n  {\"n\": 1}\n]}\n")
+      << "rows without an array go to \"sweep\"";
+}
+
 TEST(Report, SweepJsonIsWrittenBesideTheJsonFile) {
   const std::string base = ::testing::TempDir() + "sweep_test.json";
   const std::string sweep = base + ".sweep.json";

@@ -376,11 +376,8 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     return kExitSkip;
   }
 
-  RunConfig cfg;
-  cfg.seed = report.seed;
-  cfg.check_only = opt.check_only;
-  cfg.device = report.device;
-  cfg.extras = opt.extras;
+  RunConfig cfg{/*size, set per run below*/ 0, report.seed, opt.check_only, report.device,
+                opt.extras};
   const std::uint64_t main_size = opt.size ? *opt.size : ch.default_size(report.device);
 
   // A size the GPU cannot hold is a usage error with a clear message, not an OOM crash.

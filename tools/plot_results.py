@@ -4,6 +4,8 @@
     tools/plot_results.py <json dir> <output dir> [--title "<GPU, date, command>"]
 
 Writes, for whichever chapters' JSON is present:
+  ch00_size_sweep.png      chapter 00: cudaMemcpyAsync and the v3 kernel by buffer size
+  cp_async_rings.png       chapter 06: each cp.async variant, % of the ceiling
   stages_x_occupancy.png   chapter 04: GB/s by pipeline stages and blocks per SM
   alignment.png            chapter 09: GB/s of each alignment case
   tma_vs_cp_async.png      chapters 11 and 12: TMA and cp.async variants, % of the ceiling
@@ -111,6 +113,33 @@ def gemm_ladder(plt, folder, out, note, chapter="ch15", file_name="gemm_ladder.p
     return path
 
 
+def size_sweep_ch00(plt, folder, out, note):
+    doc = load(folder, "ch00_*.json.sweep.json")
+    if not doc or "sweep" not in doc:
+        return None
+    pts = sorted(doc["sweep"], key=lambda p: p["bytes_per_buffer"])
+    x = [p["bytes_per_buffer"] / 2**20 for p in pts]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(x, [p["memcpy_gbs"] for p in pts], marker="o", label="v0 cudaMemcpyAsync D2D")
+    ax.plot(x, [p["v3_gbs"] for p in pts], marker="s", label="v3 LDG->STG 16 B x4/thread")
+    table = load(folder, "ch00_*[!p].json")
+    if table:  # input + output fit in L2 left of this line: repeats are served partly from L2
+        half_l2 = table["device"]["l2_bytes"] / 2 / 2**20
+        ax.axvline(half_l2, color="0.5", linestyle=":", linewidth=1)
+        ax.text(half_l2, ax.get_ylim()[0], " input + output = L2", fontsize=7, color="0.35",
+                rotation=90, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("MiB per buffer (input + output = twice this)")
+    ax.set_ylabel("GB/s (bytes read + written)")
+    ax.set_title("Chapter 00: copy bandwidth by buffer size")
+    ax.legend(fontsize=8)
+    footer(fig, note)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    path = os.path.join(out, "ch00_size_sweep.png")
+    fig.savefig(path, dpi=120)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("json_dir")
@@ -126,6 +155,12 @@ def main():
         return 0
     os.makedirs(args.out_dir, exist_ok=True)
     made = [stages_x_occupancy(plt, args.json_dir, args.out_dir, args.title)]
+    made.append(size_sweep_ch00(plt, args.json_dir, args.out_dir, args.title))
+    ch06 = load(args.json_dir, "ch06_*[!p].json")
+    if ch06:
+        made.append(bars(plt, [ch06], "Chapter 06: cp.async rings, commit groups and mbarriers",
+                         os.path.join(args.out_dir, "cp_async_rings.png"), args.title,
+                         value="pct_of_ceiling", ylabel="% of cudaMemcpyAsync D2D (same run)"))
     ch09 = load(args.json_dir, "ch09_*[!p].json")
     if ch09:
         made.append(bars(plt, [ch09], "Chapter 09: alignment promise and offsets -> bandwidth",

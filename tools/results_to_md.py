@@ -8,7 +8,9 @@ collects them, tools/import_gpu_results.sh puts them here). <run>/RUN.md names t
 commit and command of the run. tools/refresh_results.sh runs this with --apply. With --apply, each
 chapters/NN_topic/README.md gets its table between the markers
     <!-- RESULTS:chNN -->  ...  <!-- /RESULTS:chNN -->
-(the closing marker is added if missing). Without --apply the tables are printed. --only limits
+(the closing marker is added if missing), and chapter 00's README its size sweep between
+    <!-- SWEEP:ch00 -->  ...  <!-- /SWEEP:ch00 -->
+from <chapter>.json.sweep.json. Without --apply the tables are printed. --only limits
 both to the named chapters. A `table_command:` line in RUN.md, when present, is what the
 tables name as the command (e.g. the tour, where the run's own command line is long).
 """
@@ -56,6 +58,32 @@ def table(doc, run):
     return "\n".join(lines) + "\n"
 
 
+def size_sweep_ch00(sweep, run):
+    """Chapter 00's size sweep: cudaMemcpyAsync and the v3 kernel at each buffer size."""
+    def size(b):
+        return f"{b >> 30} GiB" if b >= 1 << 30 else f"{b >> 20} MiB"
+    lines = [
+        f"From the reference run ([RUN.md](../../docs/results/{run['name']}/RUN.md): "
+        f"{run.get('gpu', '?').split(' (')[0]}, {run.get('date', '?')}, `{run.get('command', '?')}`), "
+        "the same invocation as the table above; each point is checked once, then timed "
+        "(3 warm-ups, median of 20).",
+        "",
+        "| bytes per buffer | cudaMemcpyAsync GB/s | v3 kernel GB/s | check |",
+        "|---:|---:|---:|---|",
+    ]
+    for p in sweep["sweep"]:
+        lines.append(f"| {size(p['bytes_per_buffer'])} | {p['memcpy_gbs']:.0f} | {p['v3_gbs']:.0f} | "
+                     f"{'PASS' if p['passed'] else 'FAIL'} |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_block(body, start, end, text):
+    if end in body:
+        return re.sub(re.escape(start) + r".*?" + re.escape(end),
+                      lambda _: f"{start}\n{text}{end}", body, flags=re.S)
+    return body.replace(start, f"{start}\n{text}{end}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
@@ -94,11 +122,13 @@ def main():
         if start not in body:
             print(f"skip {chapter}: no {start} marker")
             continue
-        if end in body:
-            body = re.sub(re.escape(start) + r".*?" + re.escape(end),
-                          lambda _: f"{start}\n{text}{end}", body, flags=re.S)
-        else:
-            body = body.replace(start, f"{start}\n{text}{end}")
+        body = replace_block(body, start, end, text)
+        sweep_path = path + ".sweep.json"
+        if number == "00" and os.path.exists(sweep_path):
+            with open(sweep_path) as f:
+                sweep = json.load(f)
+            body = replace_block(body, "<!-- SWEEP:ch00 -->", "<!-- /SWEEP:ch00 -->",
+                                 size_sweep_ch00(sweep, run))
         with open(readme, "w") as f:
             f.write(body)
         print(f"updated {readme}")

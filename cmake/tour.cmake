@@ -40,14 +40,14 @@ if(PYTHON)
   execute_process(COMMAND ${PYTHON} ${PLOT_SCRIPT} ${RESULTS_DIR} ${RESULTS_DIR}/plots
     RESULT_VARIABLE plot_rc OUTPUT_VARIABLE plot_out ERROR_VARIABLE plot_err)
   message("plots: ${plot_out}${plot_err}")
-  # The overlap, side by side (docs/timelines.md): chapter 01's synchronous tile loop, chapter
-  # 04's 8-slot ring at the same occupancy, chapter 14's warp-specialized ring, each traced on a
-  # small problem (--check-only: the traced runs are checked too), drawn on one time axis.
+  # The overlap, side by side (docs/timelines.md): the kernels tools/timeline_side_by_side.txt
+  # names, each traced on a small problem (--check-only: the traced runs are checked too),
+  # drawn on one time axis.
   set(timeline_dir ${RESULTS_DIR}/timelines)
   file(MAKE_DIRECTORY ${timeline_dir})
   set(side "")
-  foreach(pick ch01_sync_shared_loads:v1_stream_low ch04_pipeline_prefetch:v2_pipe_s8_low
-               ch14_warp_specialization:v1_ws_s4)
+  file(STRINGS ${CMAKE_CURRENT_LIST_DIR}/../tools/timeline_side_by_side.txt picks REGEX "^ch")
+  foreach(pick ${picks})
     string(REPLACE ":" ";" parts "${pick}")
     list(GET parts 0 ch)
     list(GET parts 1 variant)

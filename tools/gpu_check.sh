@@ -168,9 +168,10 @@ if want timeline; then
       --variant "$variant" --expect-$what | tail -1)"
   done
   side=()
-  for pick in ch01:v1_stream_low ch04:v2_pipe_s8_low ch14:v1_ws_s4; do
-    [ -f "$tl/${pick%%:*}.json" ] && side+=("$tl/${pick%%:*}.json:${pick#*:}")
-  done
+  while IFS=: read -r name variant; do   # the same picks as the tour's picture
+    short=${name%%_*}
+    [ -f "$tl/$short.json" ] && side+=("$tl/$short.json:$variant")
+  done < <(grep '^ch' tools/timeline_side_by_side.txt)
   [ ${#side[@]} -ge 2 ] && { python3 tools/plot_timeline.py "${side[@]}" -o "$tl/timeline_side_by_side.png" \
     --blocks 1 >> "$LOGS/timeline.plot.log" 2>&1; note "timeline side by side: exit $?"; }
 fi

@@ -33,6 +33,8 @@
 #        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
 #        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c);
 #        EXTRA_CMAKE_ARGS="-DTUTORIAL_BUILD_TESTS=OFF ..." passed to the configure step;
+#        KEEP_WORK=1 to add to the results of an earlier call on the same machine (one job in
+#        several calls: the last call's tarball holds them all, its summary every call's lines);
 #        BUILD_DIR=build to build where the presets do, so the tour step reuses that build
 #        (its sm_90 code is what the default sm_80+sm_90 build runs on an H200).
 set -uo pipefail
@@ -43,7 +45,10 @@ ARCH=${ARCH:-90}
 BUILD=${BUILD_DIR:-build-gpu}   # BUILD_DIR=build: the tour step then reuses this build
 WORK=${WORK:-/tmp/gpu-check}   # everything lands here; $OUT gets one tarball and the summary
 LOGS=$WORK/logs
-rm -rf "$WORK"; mkdir -p "$LOGS" "$OUT"
+# KEEP_WORK=1: a later call on the same (still warm) machine adds to the earlier calls' results,
+# so one job split over several device calls comes back as one tarball and one summary.
+[ "${KEEP_WORK:-0}" = 1 ] || rm -rf "$WORK"
+mkdir -p "$LOGS" "$OUT"
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
 START=$(date +%s)
@@ -52,7 +57,8 @@ STEPS=${STEPS:-build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes}
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 pack() {
-  printf '%s\n' "${summary[@]}" > "$LOGS/summary.txt"
+  { echo "## call of $(date -u '+%F %T') UTC: STEPS=$STEPS"; printf '%s\n' "${summary[@]}"; } \
+    >> "$LOGS/summary.txt"
   cp "$LOGS/summary.txt" "$OUT/summary.txt"
   tar -czf "$OUT/results.tar.gz" -C "$WORK" logs json sass 2>/dev/null
 }

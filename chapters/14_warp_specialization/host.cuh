@@ -1,10 +1,10 @@
 // Chapter 14, host side: the CPU reference, the Problem (buffers, poison, check), the check
-// sizes and the variant registry. The kernels are in kernels.cuh and negatives.cuh.
+// sizes, the variant registry and the --timeline run. The kernels are in kernels.cuh, the
+// negatives in tests/negatives/14_warp_specialization.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,10 +12,9 @@
 #include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
-#include "common/shared_scrub.cuh"
 #include "common/timeline.cuh"
+#include "common/timeline_run.cuh"
 #include "kernels.cuh"
-#include "negatives.cuh"
 
 namespace ch14 {
 
@@ -48,8 +47,11 @@ inline std::vector<std::uint32_t> reference_lcg(const std::vector<std::uint32_t>
 /// `size` bytes in, `size` bytes out, as 32-bit words. Bytes moved: 2 * size.
 struct Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), intensity(static_cast<int>(cfg.extra("intensity"))),
-        d_in(n_words), d_out(n_words) {
+      : cfg(cfg),
+        n_words(cfg.size / 4),
+        intensity(static_cast<int>(cfg.extra("intensity"))),
+        d_in(n_words),
+        d_out(n_words) {
     h_in.resize(n_words);
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);  // an LCG step is a bijection:
     d_in.upload(h_in);                                       // unique in, unique out
@@ -72,7 +74,7 @@ struct Problem {
   uint4* out() { return reinterpret_cast<uint4*>(d_out.data()); }
   std::size_t n_vecs() const { return n_words / 4; }
   int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+  int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -81,6 +83,12 @@ struct Problem {
   tut::ErrorWord error;
   std::vector<std::uint32_t> h_in, want;
 };
+
+}  // namespace ch14
+
+#include "tests/negatives/14_warp_specialization.cuh"
+
+namespace ch14 {
 
 template <int NSTAGES, int RING_OFFSET = 0>
 void launch_v1(Problem& p, cudaStream_t s) {
@@ -104,19 +112,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v1_ws_s4_off16", "v1 TMA 4-stage, ring at +16 B",
         "v1 4-stage with the ring 16 bytes past a 128-byte boundary (alignment test)",
         launch_v1<4, 16>);
-  v.add("v9_early_release", "v9 BROKEN: release before read",
-        "negative: consumers free the slot, then read the overwritten data; must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_ws_early_release(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), s);
-        })
-      .negative = true;
-  v.add("v9_empty_count", "v9 BROKEN: empty barrier expects one arrival too many",
-        "negative: empty[s] never completes a phase; fails from the 2nd lap on",
-        [](Problem& p, cudaStream_t s) {
-          launch_ws_empty_count(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
-                                 p.sms(), p.blocks_per_sm(), s);
-        })
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 
@@ -130,44 +126,23 @@ bool trace_v1(Problem& p, cudaStream_t s, const std::string& key, const std::str
               std::vector<tut::KernelTrace>& out) {
   const unsigned grid = ws_v1_grid<NSTAGES, 0, tut::TraceOn>(p.sms(), p.blocks_per_sm());
   tut::TraceRecorder rec({grid, 1 + CONSUMER_WARPS, 256});
-  auto launch = [&](cudaStream_t st, auto trace) {
-    launch_ws_v1<NSTAGES>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), p.sms(),
-                          p.blocks_per_sm(), st, trace);
-  };
-  rec.clear(s);
-  p.poison(s);
-  tut::scrub_shared_memory(s);
-  launch(s, rec.arg());
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  const tut::VerifyResult r = p.verify(s, 0);
-  if (!r.ok()) {
-    std::printf("[%s] traced run: %s\n%s", key.c_str(), r.summary().c_str(), r.details().c_str());
-    return false;
-  }
-  tut::KernelTrace kt{key, title, {"producer (warp 0)"}, rec.download(s)};
+  tut::KernelTrace kt{key, title, {"producer (warp 0)"}, {}};
   for (int w = 1; w <= CONSUMER_WARPS; ++w)
     kt.lane_names.push_back("consumer warp " + std::to_string(w));
-  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
-      kt, s, 3, 20, [&](cudaStream_t st) { launch(st, tut::TraceOff{}); },
-      [&](cudaStream_t st) { launch(st, rec.arg()); });
-  out.push_back(std::move(kt));
-  return true;
+  return tut::trace_checked_run(p, 0, s, rec, std::move(kt), out, [&](cudaStream_t st, auto trace) {
+    launch_ws_v1<NSTAGES>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), p.sms(),
+                          p.blocks_per_sm(), st, trace);
+  });
 }
 
 inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
-  tut::RunConfig cfg = run;
-  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
-  Problem p(cfg);
+  Problem p(tut::timeline_config(run, kTimelineBytes));
   std::vector<tut::KernelTrace> kernels;
   bool ok = trace_v1<2>(p, s, "v1_ws_s2", "v1 warp-spec TMA 2-stage", kernels);
   ok = trace_v1<4>(p, s, "v1_ws_s4", "v1 warp-spec TMA 4-stage", kernels) && ok;
-  const std::string command = "ch14_warp_specialization --timeline=" + path + " --size=" +
-                              std::to_string(cfg.size) + " --intensity=" +
-                              std::to_string(p.intensity) + " --blocks-per-sm=" +
-                              std::to_string(p.blocks_per_sm());
-  const tut::TraceFileInfo info{"ch14_warp_specialization", cfg.device.name, command};
-  return tut::write_timeline(path, kernels, info) && ok;
+  const std::string flags = " --intensity=" + std::to_string(p.intensity) +
+                            " --blocks-per-sm=" + std::to_string(p.blocks_per_sm());
+  return tut::write_chapter_timeline(path, kernels, p.cfg, "ch14_warp_specialization", flags) && ok;
 }
 
 }  // namespace ch14

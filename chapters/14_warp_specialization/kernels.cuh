@@ -11,7 +11,8 @@
 //              producer warp's 32 lanes issuing cp.async (the baseline)
 //   v1 sN      the warp-specialized TMA ring with N = 2..6 slots
 //   v1 off16   the 4-slot ring placed 16 bytes past a 128-byte boundary (alignment test)
-// The negative variants (copies of v1 with one line changed) are in negatives.cuh.
+// The negative variants (copies of v1 with one line changed) are in
+// tests/negatives/14_warp_specialization.cuh.
 // Work per word: --intensity steps of the LCG x = x * 1664525 + 1013904223, on 32 independent
 // words per consumer thread. n steps compose to one affine map, so the CPU reference is one
 // multiply-add per word and the check is exact. nvcc composes pairs of steps the same way:

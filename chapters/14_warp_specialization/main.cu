@@ -16,8 +16,9 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
   std::printf("\nIntensity sweep (LCG steps per word; GB/s = bytes read + written per second):\n");
   std::printf("%9s | %-28s | %10s | %10s | %s\n", "intensity", "variant", "median ms", "GB/s",
               "check");
-  std::string json = "{\"chapter\": \"ch14_warp_specialization\", \"sweep\": [";
-  bool ok = true, first_row = true;
+  tut::SweepJson json("ch14_warp_specialization");
+  json.array("sweep");
+  bool ok = true;
   for (int intensity : {0, 8, 32, 128, 512}) {
     tut::RunConfig cfg = base;
     cfg.extras["intensity"] = intensity;
@@ -30,15 +31,15 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
       const double rate = tut::rate_per_second_1e9(p.work(), t.median_ms);
       std::printf("%9d | %-28s | %10.3f | %10.1f | %s\n", intensity, v.name.c_str(), t.median_ms,
                   rate, passed ? "PASS" : "FAIL");
-      json += std::string(first_row ? "" : ",") + "\n  {\"intensity\": " +
-              std::to_string(intensity) + ", \"variant\": \"" + v.key +
-              "\", \"median_ms\": " + std::to_string(t.median_ms) + ", \"gbs\": " +
-              std::to_string(rate) + ", \"passed\": " + (passed ? "true" : "false") + "}";
-      first_row = false;
+      json.add(tut::SweepRow()
+                   .integer("intensity", intensity)
+                   .text("variant", v.key)
+                   .num("median_ms", t.median_ms)
+                   .num("gbs", rate)
+                   .passed(passed));
     }
   }
-  json += "\n]}\n";
-  ok = tut::write_sweep_json(json_path, json) && ok;
+  ok = tut::write_sweep_json(json_path, json.str()) && ok;
   return ok;
 }
 
@@ -47,20 +48,19 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
 int main(int argc, char** argv) {
   tut::Chapter<ch14::Problem> ch;
   ch.id = "ch14_warp_specialization";
-  ch.title = "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)";
+  ch.title =
+      "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)";
   ch.min_cc_major = 9;
   ch.min_cc_minor = 0;
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch);  // bytes per buffer, a multiple of 16, default 1 GiB
   // Why these sizes (and how the largest gives the lap check 42 laps of the deepest ring):
   // the comment on ch14::check_sizes() in host.cuh.
   ch.check_sizes = ch14::check_sizes();
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {
-      {"intensity", "LCG steps per word in the consumers (0 = pure copy; nvcc fuses two into one IMAD)", 32, 0, 4096},
-      {"blocks-per-sm", "resident blocks per SM (each: 1 producer + 4 consumer warps)", 1, 1, 8}};
+      {"intensity",
+       "LCG steps per word in the consumers (0 = pure copy; nvcc fuses two into one IMAD)", 32, 0,
+       4096},
+      tut::blocks_per_sm_option("resident blocks per SM (each: 1 producer + 4 consumer warps)", 8)};
   ch.variants = ch14::variants();
   ch.after_table = intensity_sweep;
   // The point: the warp-specialized TMA ring against the Ampere-style roles, both at the

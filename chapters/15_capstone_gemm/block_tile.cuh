@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/gemm_args.cuh"
+
 namespace ch15 {
 
 // v3..v5: the register-blocked kernels. 256 threads in a 16x16 grid, each owning 8x8 outputs.
@@ -21,14 +23,9 @@ static_assert(THREADS == 256 && A_CHUNKS == 2 && B_CHUNKS == 2, "tiling assumpti
 /// Row pitch in floats: the column count rounded up to 16 bytes.
 __host__ __device__ constexpr int pitch_of(int cols) { return (cols + 3) / 4 * 4; }
 
-/// One GEMM call: C[M x N] = A[M x K] * B[K x N], row-major with pitches lda, ldb, ldc.
-struct GemmArgs {
-  const float* A;
-  const float* B;
-  float* C;
-  int M, N, K;
-  int lda, ldb, ldc;
-};
+/// One GEMM call: C[M x N] = A[M x K] * B[K x N], row-major with pitches lda, ldb, ldc, and
+/// the error word v5's bounded waits report into.
+using GemmArgs = tut::GemmArgs<float>;
 
 // Thread t = 16*ty + tx owns rows ty*8 .. ty*8+7 of the block tile and two groups of four
 // columns, tx*4 .. tx*4+3 and 64 + tx*4 .. 64 + tx*4+3 (split, so a warp's float4 reads of a

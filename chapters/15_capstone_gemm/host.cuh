@@ -19,20 +19,9 @@
 
 #include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
+#include "common/gemm_host.cuh"
 #include "common/harness.cuh"
 #include "kernels.cuh"
-
-/// Check a cuBLAS call; on failure print the status, the expression and file:line, exit 1.
-#define CUBLAS_CHECK(expr)                                                              \
-  do {                                                                                  \
-    const cublasStatus_t ch15_st_ = (expr);                                             \
-    if (ch15_st_ != CUBLAS_STATUS_SUCCESS) {                                            \
-      std::fprintf(stderr, "cuBLAS error %d (%s)\n  in: %s\n  at %s:%d\n",              \
-                   static_cast<int>(ch15_st_), cublasGetStatusString(ch15_st_), #expr,  \
-                   __FILE__, __LINE__);                                                 \
-      std::exit(tut::kExitCudaError);                                                   \
-    }                                                                                   \
-  } while (0)
 
 namespace ch15 {
 
@@ -48,27 +37,15 @@ inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, cudaStream_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// TMA descriptors (host). cuTensorMapEncodeTiled is a driver API call; it is fetched at run
-// time through the runtime, so the binary does not link libcuda (it must start without one).
+// TMA descriptors (host). The encoder is a driver API call, fetched at run time
+// (tut::tensor_map_encoder), so the binary does not link libcuda.
 // ---------------------------------------------------------------------------------------------
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                              cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled not available from this driver\n");
-    std::exit(tut::kExitCudaError);
-  }
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-}
-
 /// A 2D fp32 tensor map over a row-major [rows x cols] matrix of pitch `ld` floats, read in
 /// boxes of [box_rows x box_cols]. Out-of-bounds box elements are filled with zeros.
 /// @note The pitch in bytes must be a multiple of 16 (TMA's rule) - hence the padded rows.
 inline CUtensorMap make_tensor_map(const float* base, int rows, int cols, int ld, int box_rows,
                                    int box_cols) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tut::tensor_map_encoder();
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // dim 1, bytes
@@ -120,9 +97,6 @@ inline double abs_tolerance(int K) { return (static_cast<double>(K) + 1.0) / dou
 // The problem: A [M x K], B [K x N], C [M x N], row-major, padded pitches. The chapter runs
 // square M = N = K = --size; the tests use any shape.
 // ---------------------------------------------------------------------------------------------
-/// Above this many multiply-adds the CPU reference is too slow; cuBLAS is the oracle there.
-inline constexpr double kCpuReferenceMaxMacs = 3.0e8;
-
 struct Shape {
   int M, N, K;
 };
@@ -141,11 +115,10 @@ struct Problem {
     h_b = padded_fill(K, N, ldb, seed ^ 0x9E3779B97F4A7C15ull);
     d_a.upload(h_a);
     d_b.upload(h_b);
-    CUBLAS_CHECK(cublasCreate(&blas));
     // No TF32: CUBLAS_DEFAULT_MATH keeps cublasSgemm on fp32 FFMA kernels (TF32 tensor cores
     // would need CUBLAS_TF32_TENSOR_OP_MATH).
     CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
-    if (static_cast<double>(M) * N * K <= kCpuReferenceMaxMacs) {
+    if (static_cast<double>(M) * N * K <= tut::kCpuReferenceMaxMacs) {
       want = reference_gemm(h_a, h_b, M, N, K, lda, ldb);
       oracle = "CPU fp64";
     } else {  // once per Problem: cuBLAS's answer is the reference at large sizes
@@ -155,25 +128,13 @@ struct Problem {
       oracle = "cuBLAS";
     }
   }
-  ~Problem() {
-    if (blas) cublasDestroy(blas);
-  }
-  Problem(const Problem&) = delete;
-  Problem& operator=(const Problem&) = delete;
-
   void poison(cudaStream_t s) {
     d_c.poison(s);
     error.clear(s);
   }
-  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const unsigned err = error.read(s);  // v5's bounded waits: a timeout fails the check
-    if (err & tut::kErrorWaitTimedOut) std::printf("  device reported: an mbarrier wait timed out\n");
-    const std::vector<float> got = compact(d_c.download(s));
-    tut::VerifyResult r = tut::compare_close_floats(got.data(), want.data(), got.size(),
-                                                    abs_tolerance(K), 0.0);
-    if (err != 0 && r.mismatches == 0) r.mismatches = 1;
-    r.what += " vs " + oracle;
-    return r;
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {  // v5's waits are bounded
+    return tut::check_gemm_result(compact(d_c.download(s)), want, abs_tolerance(K), 0.0, oracle,
+                                  error.read(s));
   }
   double work() const { return 2.0 * M * N * K; }
   std::string describe() const {
@@ -181,7 +142,9 @@ struct Problem {
            " fp32 (" + oracle + " reference)";
   }
 
-  GemmArgs args() { return GemmArgs{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc}; }
+  GemmArgs args() {
+    return GemmArgs{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc, error.data()};
+  }
   /// The TMA descriptors, encoded on first use (they hold the buffers' addresses).
   void ensure_tensor_maps() {
     if (have_tensor_maps) return;
@@ -205,11 +168,7 @@ struct Problem {
   }
   /// The M x N valid elements of a pitched C.
   std::vector<float> compact(const std::vector<float>& pitched) const {
-    std::vector<float> out(static_cast<std::size_t>(M) * N);
-    for (int r = 0; r < M; ++r)
-      for (int c = 0; c < N; ++c)
-        out[static_cast<std::size_t>(r) * N + c] = pitched[static_cast<std::size_t>(r) * ldc + c];
-    return out;
+    return tut::compact_rows(pitched, M, N, ldc);
   }
 
   int M, N, K, lda, ldb, ldc;
@@ -217,10 +176,16 @@ struct Problem {
   std::vector<float> h_a, h_b, want;
   std::string oracle;
   tut::ErrorWord error;
-  cublasHandle_t blas = nullptr;
+  tut::CublasHandle blas;
   CUtensorMap tmap_a{}, tmap_b{};
   bool have_tensor_maps = false;
 };
+
+}  // namespace ch15
+
+#include "tests/negatives/15_capstone_gemm.cuh"
+
+namespace ch15 {
 
 // ---------------------------------------------------------------------------------------------
 // The variant registry
@@ -244,16 +209,13 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "v3 fed by 2D TMA boxes through a 4-slot mbarrier ring (sm_90)",
         [](Problem& p, cudaStream_t s) {
           p.ensure_tensor_maps();
-          launch_gemm_v5(p.tmap_a, p.tmap_b, p.args(), p.error.data(), s);
+          launch_gemm_v5(p.tmap_a, p.tmap_b, p.args(), s);
         })
       .min_cc = 90;
   v.add("cublas", "cuBLAS SGEMM (TF32 off)", "cublasSgemm, CUBLAS_DEFAULT_MATH: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), s); })
       .is_ceiling = true;
-  v.add("v9_wrong_b_offset", "v9 BROKEN: B tile at A's offset",
-        "negative: v2 loading B's tile with the row-block offset; must FAIL",
-        [](Problem& p, cudaStream_t s) { launch_gemm_v9(p.args(), s); })
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 

@@ -11,6 +11,7 @@
 //                      at the matrix edges through the src-size operand)
 //   v5 TMA (sm_90)     v3 fed by 2D TMA boxes through an mbarrier ring; one thread issues
 //   v9 (negative)      v2 with B's tile loaded at A's block offset
+//                      (tests/negatives/15_capstone_gemm.cuh)
 // Layout: row-major, every row padded to a 16-byte pitch (lda = K rounded up to 4 floats):
 // the precondition for 16-byte cp.async and for TMA global strides. The padding holds NaN, so
 // a kernel that reads past an edge poisons its own result and fails the check.
@@ -177,7 +178,7 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
 template <int NSTAGES>
 __global__ void __launch_bounds__(THREADS, 2)
     gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
-                       const __grid_constant__ CUtensorMap tmap_b, GemmArgs g, unsigned* d_error) {
+                       const __grid_constant__ CUtensorMap tmap_b, GemmArgs g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace ptx = cuda::ptx;
   extern __shared__ unsigned char s_raw[];
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     // Everyone has finished reading the slot: only now may the TMA overwrite it. The same
     // barrier tells every thread whether some wait gave up, so the block leaves together.
     if (__syncthreads_or(!landed)) {
-      if (t == 0) atomicOr(d_error, tut::kErrorWaitTimedOut);
+      if (t == 0) atomicOr(g.error, tut::kErrorWaitTimedOut);
       return;
     }
     // EXERCISE-BEGIN: refill the slot everyone has just released with the tile NSTAGES ahead, if the matrix has one (one thread issues)
@@ -237,31 +238,7 @@ __global__ void __launch_bounds__(THREADS, 2)
   (void)tmap_a;
   (void)tmap_b;
   (void)g;
-  (void)d_error;
 #endif
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): v2 with B's tile loaded at A's block offset
-// ---------------------------------------------------------------------------------------------
-// On the diagonal blocks the two offsets agree, so a one-block matrix passes, and with
-// constant inputs every block passes. With unique inputs every off-diagonal block is wrong.
-__global__ void __launch_bounds__(T2* T2) gemm_v9_wrong_b_offset_kernel(GemmArgs g) {
-  __shared__ float s_a[T2][T2];
-  __shared__ float s_b[T2][T2];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int row = blockIdx.y * T2 + ty, col = blockIdx.x * T2 + tx;
-  const int b_col = blockIdx.y * T2 + tx;  // BUG: should be blockIdx.x * T2 + tx (== col)
-  float acc = 0.0f;
-  for (int k0 = 0; k0 < g.K; k0 += T2) {
-    s_a[ty][tx] = row < g.M && k0 + tx < g.K ? g.A[row * g.lda + k0 + tx] : 0.0f;
-    s_b[ty][tx] = k0 + ty < g.K && b_col < g.N ? g.B[(k0 + ty) * g.ldb + b_col] : 0.0f;
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < T2; ++k) acc = fmaf(s_a[ty][k], s_b[k][tx], acc);
-    __syncthreads();
-  }
-  if (row < g.M && col < g.N) g.C[row * g.ldc + col] = acc;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,19 +292,12 @@ void launch_gemm_v4(const GemmArgs& g, cudaStream_t s) {
 }
 
 inline void launch_gemm_v5(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,
-                           const GemmArgs& g, unsigned* d_error, cudaStream_t s) {
+                           const GemmArgs& g, cudaStream_t s) {
   constexpr int smem = STAGES * STAGE_BYTES + 128;  // + room to align the ring to 128 B
   static const int per_sm = opt_in_once(gemm_v5_tma_kernel<STAGES>, smem);
   const dim3 grid = grid_over_c(g, BN, BM);
   record(grid, per_sm);
-  gemm_v5_tma_kernel<STAGES><<<grid, THREADS, smem, s>>>(tmap_a, tmap_b, g, d_error);
-}
-
-inline void launch_gemm_v9(const GemmArgs& g, cudaStream_t s) {
-  static const int per_sm = tut::max_blocks_per_sm(gemm_v9_wrong_b_offset_kernel, T2 * T2);
-  const dim3 grid = grid_over_c(g, T2, T2);
-  record(grid, per_sm);
-  gemm_v9_wrong_b_offset_kernel<<<grid, dim3(T2, T2), 0, s>>>(g);
+  gemm_v5_tma_kernel<STAGES><<<grid, THREADS, smem, s>>>(tmap_a, tmap_b, g);
 }
 
 }  // namespace ch15

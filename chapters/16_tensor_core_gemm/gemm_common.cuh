@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/bounded_wait.cuh"
+#include "common/gemm_args.cuh"
 #include "sm90.cuh"
 
 namespace ch16 {
@@ -16,15 +17,8 @@ namespace ch16 {
 /// C[M x N] = A[M x K] * B[N x K]^T. All three row-major with pitches (elements) lda, ldb,
 /// ldc, each a multiple of 8 (16 bytes: TMA's rule for global strides). So A and B are both
 /// "K-major": a row of A and a row of B run along K, which is what wgmma reads without a
-/// transpose and what cuBLAS calls "TN".
-struct GemmArgs {
-  const bf16* A;
-  const bf16* B;
-  bf16* C;
-  int M, N, K;
-  int lda, ldb, ldc;
-  unsigned* error;  ///< tut::ErrorWord: a bounded mbarrier wait that gave up ORs into it
-};
+/// transpose and what cuBLAS calls "TN". A bounded mbarrier wait that gave up ORs into error.
+using GemmArgs = tut::GemmArgs<bf16>;
 
 __host__ __device__ constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
 

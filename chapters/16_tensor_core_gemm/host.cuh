@@ -14,26 +14,14 @@
 
 #include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
+#include "common/gemm_host.cuh"
 #include "common/harness.cuh"
 #include "kernels.cuh"
-
-#define CUBLAS_CHECK(expr)                                                                   \
-  do {                                                                                       \
-    const cublasStatus_t status_ = (expr);                                                   \
-    if (status_ != CUBLAS_STATUS_SUCCESS) {                                                  \
-      std::fprintf(stderr, "%s:%d: cuBLAS error %d in %s\n", __FILE__, __LINE__,             \
-                   static_cast<int>(status_), #expr);                                        \
-      std::exit(tut::kExitCudaError);                                                        \
-    }                                                                                        \
-  } while (0)
 
 namespace ch16 {
 
 /// Row pitch in elements: a multiple of 8 bf16 = 16 bytes, TMA's rule for global strides.
 inline int pitch_of(int cols) { return (cols + 7) / 8 * 8; }
-
-/// Above this many multiply-adds the CPU reference is too slow; cuBLAS is the oracle there.
-inline constexpr double kCpuReferenceMaxMacs = 3.0e8;
 
 // ---------------------------------------------------------------------------------------------
 // Error bound (README, "How exact is the check"). Products of two bf16 values are exact in
@@ -77,26 +65,12 @@ inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, bf16* c, cud
                             g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-/// cuTensorMapEncodeTiled is a driver API call, fetched through the runtime so the binary
-/// does not link libcuda (it must start, and skip, on a machine without a driver).
-inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  void* fn = nullptr;
-  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                              cudaEnableDefault, &found));
-  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
-    std::fprintf(stderr, "cuTensorMapEncodeTiled not available from this driver\n");
-    std::exit(tut::kExitCudaError);
-  }
-  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-}
-
 /// A 2D bf16 map over a row-major [rows x cols] matrix of pitch `ld`, in boxes of
 /// [box_rows x 64]: 64 bf16 = 128 bytes per box row, written to shared memory with the
 /// 128-byte swizzle the wgmma descriptors (and the epilogue's staging) assume. Elements
 /// outside [rows x cols] are read as zeros and never written.
 inline CUtensorMap make_map(const bf16* base, int rows, int cols, int ld, int box_rows) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tut::tensor_map_encoder();
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(bf16)};
@@ -142,8 +116,7 @@ struct Problem {
     const double norm_a = fill(d_a, fa, M, K, lda, seed);
     const double norm_b = fill(d_b, fb, N, K, ldb, seed ^ 0x9E3779B97F4A7C15ull);
     bound = accumulation_bound(K, norm_a, norm_b);
-    CUBLAS_CHECK(cublasCreate(&blas));
-    if (static_cast<double>(M) * N * K <= kCpuReferenceMaxMacs) {
+    if (static_cast<double>(M) * N * K <= tut::kCpuReferenceMaxMacs) {
       want = reference_gemm(fa, fb, M, N, K, lda, ldb);
       oracle = "CPU fp64";
       abs_tol = bound * (1.0 + std::ldexp(1.0, -8));
@@ -163,24 +136,13 @@ struct Problem {
     map_b128 = make_map(d_b.data(), N, K, ldb, 128);
     map_c64 = make_map(d_c.data(), M, N, ldc, 64);
   }
-  ~Problem() {
-    if (blas) cublasDestroy(blas);
-  }
-  Problem(const Problem&) = delete;
-  Problem& operator=(const Problem&) = delete;
-
   void poison(cudaStream_t s) {
     d_c.poison(s);
     error.clear(s);
   }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const unsigned err = error.read(s);
-    if (err & tut::kErrorWaitTimedOut) std::printf("  device reported: an mbarrier wait timed out\n");
-    const std::vector<float> got = compact(d_c.download(s));
-    tut::VerifyResult r = tut::compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
-    r.what += " vs " + oracle;
-    if (err != 0 && r.mismatches == 0) r.mismatches = 1;
-    return r;
+    return tut::check_gemm_result(compact(d_c.download(s)), want, abs_tol, rel_tol, oracle,
+                                  error.read(s));
   }
   double work() const { return 2.0 * M * N * K; }
   std::string describe() const {
@@ -220,12 +182,7 @@ struct Problem {
   }
   /// The M x N valid elements of a pitched C, as floats.
   std::vector<float> compact(const std::vector<bf16>& pitched) const {
-    std::vector<float> out(static_cast<std::size_t>(M) * N);
-    for (int r = 0; r < M; ++r)
-      for (int c = 0; c < N; ++c)
-        out[static_cast<std::size_t>(r) * N + c] =
-            __bfloat162float(pitched[static_cast<std::size_t>(r) * ldc + c]);
-    return out;
+    return tut::compact_rows(pitched, M, N, ldc);
   }
 
   int M, N, K, lda, ldb, ldc, sm_count;
@@ -234,9 +191,15 @@ struct Problem {
   std::vector<float> want;
   std::string oracle;
   double bound = 0.0, abs_tol = 0.0, rel_tol = 0.0;
-  cublasHandle_t blas = nullptr;
+  tut::CublasHandle blas;
   CUtensorMap map_a64{}, map_a128{}, map_b256{}, map_b128{}, map_c64{};
 };
+
+}  // namespace ch16
+
+#include "tests/negatives/16_tensor_core_gemm.cuh"
+
+namespace ch16 {
 
 // ---------------------------------------------------------------------------------------------
 // The variant registry, in reading order
@@ -270,26 +233,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })
       .is_ceiling = true;
-  v.add("neg_wrong_swizzle", "BUG: descriptor without swizzle",
-        "step 2 whose wgmma descriptors say no swizzle over 128-byte swizzled tiles; must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_step2_kernel(gemm_neg_wrong_swizzle_kernel, p.map_a64, p.map_b256, p.args(), s);
-        })
-      .negative = true;
-  v.add("neg_missing_wait", "BUG: slot released before wgmma.wait_group",
-        "step 3 handing each slot back right after issuing its MMAs, before they read it; "
-        "must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_step3_kernel(gemm_neg_missing_wait_kernel, p.map_a128, p.map_b256, p.args(), s);
-        })
-      .negative = true;
-  v.add("neg_parity_lap2", "BUG: full-barrier parity fixed at 0",
-        "step 3 whose consumers wait on parity 0 every lap: wrong from the second lap; "
-        "must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_step3_kernel(gemm_neg_parity_kernel, p.map_a128, p.map_b256, p.args(), s);
-        })
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 

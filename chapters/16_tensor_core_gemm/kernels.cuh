@@ -11,7 +11,7 @@
 //   step 4  2-block cluster: B multicast, remote "slot free" arrivals  (step4_cluster.cuh)
 //   step 5  persistent, L2-grouped tile order, TMA-store epilogue     (step5_persistent.cuh)
 //   negatives (each must FAIL): wrong swizzle, a slot released before wgmma.wait_group,
-//   parity wrong from the second lap                                   (negatives.cuh)
+//   parity wrong from the second lap         (tests/negatives/16_tensor_core_gemm.cuh)
 // Launch functions: launchers.cuh. Host side (problem, references, cuBLAS, variants): host.cuh.
 // Minimum: sm_90a (compute capability 9.0 exactly: wgmma and setmaxnreg are not in sm_100).
 #pragma once
@@ -135,5 +135,4 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
 
 #include "step4_cluster.cuh"
 #include "step5_persistent.cuh"
-#include "negatives.cuh"
 #include "launchers.cuh"

@@ -1,15 +1,22 @@
-// Chapter 16: the negative variants. Each is a copy of one step's kernel with one change,
-// marked BUG; each must FAIL the chapter's --check-only.
+// Chapter 16's negatives: copies of gemm_step2_wgmma_kernel (chapters/16_tensor_core_gemm/
+// step2_wgmma_tma.cuh) and gemm_step3_warp_specialized_kernel (kernels.cuh there), each with one
+// change marked BUG. Each must FAIL under --check-only. The chapter's host.cuh includes this
+// file after its Problem; the launchers are the steps' own (launchers.cuh).
 //   wrong swizzle        step 2 with descriptors that do not say "128-byte swizzle"
 //   missing wait         step 3 releasing each slot without wgmma.wait_group (a missing wait
 //                        before the epilogue would not do: ptxas sees the accumulator
 //                        registers in use and inserts that wait itself, C7517)
 //   parity from lap 2    step 3 whose consumers wait on a fixed parity
 // A missing fence.proxy.async before step 5's TMA store is not among them: on the H200 that
-// race never showed in --check-only (README, "When it does not help"); a SASS rule pins
+// race never showed in --check-only (the chapter README, "When it does not help"); a SASS rule pins
 // the fence instead.
 #pragma once
 
+#include <cstdint>
+
+#include "common/bounded_wait.cuh"
+#include "common/harness.cuh"
+#include "common/ring.cuh"
 
 namespace ch16 {
 
@@ -184,6 +191,29 @@ __global__ void __launch_bounds__(ws::THREADS, 1)
     }
     if (timed_out) report_timeout(g);
   }
+}
+
+inline void add_negatives(tut::VariantList<Problem>& v) {
+  v.add("neg_wrong_swizzle", "BUG: descriptor without swizzle",
+        "step 2 whose wgmma descriptors say no swizzle over 128-byte swizzled tiles; must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step2_kernel(gemm_neg_wrong_swizzle_kernel, p.map_a64, p.map_b256, p.args(), s);
+        })
+      .negative = true;
+  v.add("neg_missing_wait", "BUG: slot released before wgmma.wait_group",
+        "step 3 handing each slot back right after issuing its MMAs, before they read it; "
+        "must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step3_kernel(gemm_neg_missing_wait_kernel, p.map_a128, p.map_b256, p.args(), s);
+        })
+      .negative = true;
+  v.add("neg_parity_lap2", "BUG: full-barrier parity fixed at 0",
+        "step 3 whose consumers wait on parity 0 every lap: wrong from the second lap; "
+        "must FAIL",
+        [](Problem& p, cudaStream_t s) {
+          launch_step3_kernel(gemm_neg_parity_kernel, p.map_a128, p.map_b256, p.args(), s);
+        })
+      .negative = true;
 }
 
 }  // namespace ch16

@@ -1,0 +1,162 @@
+/// @file gemm_host.cuh
+/// @brief The host side the GEMM chapters (15 and 16) share: cuBLAS's error check and handle,
+///        the TMA encoder fetched at run time, the check of a result against its oracle (the
+///        CPU in fp64, or cuBLAS at large sizes), the chapters' size settings and their size
+///        sweep against cuBLAS.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda.h>          // CUtensorMap and the encoder's types
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bounded_wait.cuh"
+#include "cuda_check.cuh"
+#include "harness.cuh"
+#include "report.hpp"
+#include "verify.hpp"
+
+/// Check a cuBLAS call; on failure print the status, the expression and file:line, exit 1.
+#define CUBLAS_CHECK(expr)                                                                 \
+  do {                                                                                     \
+    const cublasStatus_t tut_cublas_status_ = (expr);                                      \
+    if (tut_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                     \
+      std::fprintf(stderr, "cuBLAS error %d (%s)\n  in: %s\n  at %s:%d\n",                 \
+                   static_cast<int>(tut_cublas_status_),                                   \
+                   cublasGetStatusString(tut_cublas_status_), #expr, __FILE__, __LINE__);  \
+      std::exit(tut::kExitCudaError);                                                      \
+    }                                                                                      \
+  } while (0)
+
+namespace tut {
+
+/// @brief Above this many multiply-adds the CPU reference is too slow; cuBLAS is the oracle.
+inline constexpr double kCpuReferenceMaxMacs = 3.0e8;
+
+/// @brief One cuBLAS handle, created with the Problem and destroyed with it.
+class CublasHandle {
+ public:
+  CublasHandle() { CUBLAS_CHECK(cublasCreate(&handle_)); }
+  ~CublasHandle() { cublasDestroy(handle_); }
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  operator cublasHandle_t() const { return handle_; }
+
+ private:
+  cublasHandle_t handle_ = nullptr;
+};
+
+/// @brief cuTensorMapEncodeTiled, a driver API call, fetched through the runtime so the binary
+///        does not link libcuda (it must start, and skip, on a machine without a driver).
+inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                              cudaEnableDefault, &found));
+  if (found != cudaDriverEntryPointSuccess || fn == nullptr) {
+    std::fprintf(stderr, "cuTensorMapEncodeTiled not available from this driver\n");
+    std::exit(kExitCudaError);
+  }
+  return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+}
+
+/// @brief The rows x cols valid elements of a row-major matrix of pitch @p ld, as floats.
+template <class T>
+std::vector<float> compact_rows(const std::vector<T>& pitched, int rows, int cols, int ld) {
+  std::vector<float> out(static_cast<std::size_t>(rows) * cols);
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c)
+      out[static_cast<std::size_t>(r) * cols + c] =
+          static_cast<float>(pitched[static_cast<std::size_t>(r) * ld + c]);
+  return out;
+}
+
+/// @brief verify() of a GEMM whose kernels may wait with a bound: report a nonzero error word,
+///        compare the result with the oracle's within |got - want| <= abs_tol + rel_tol |want|,
+///        and name the oracle. A timeout fails even where every element matches.
+inline VerifyResult check_gemm_result(const std::vector<float>& got, const std::vector<float>& want,
+                                      double abs_tol, double rel_tol, const std::string& oracle,
+                                      unsigned error_word) {
+  if (error_word & kErrorWaitTimedOut)
+    std::printf("  device reported: an mbarrier wait timed out\n");
+  VerifyResult r = compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
+  if (error_word != 0 && r.mismatches == 0) r.mismatches = 1;
+  r.what += " vs " + oracle;
+  return r;
+}
+
+/// @brief The size settings of a square GEMM chapter (M = N = K = --size, default 4096): at
+///        most 16384, which keeps every element index below 2^31 (int arithmetic in the
+///        kernels). The GPU holds @p matrices n x n matrices of @p element_bytes, rows padded to
+///        16 bytes, plus 512 MiB for cuBLAS's workspace. The result is in GFLOP/s against the
+///        cuBLAS row (the variant marked is_ceiling), not against a memcpy.
+template <class Problem>
+void set_square_gemm_sizes(Chapter<Problem>& ch, int matrices, int element_bytes) {
+  ch.size_help = "matrix dimension N for square M = N = K (default 4096)";
+  ch.size_multiple = 1;
+  ch.max_size = 16384;
+  ch.default_size = [](const DeviceSummary&) { return std::uint64_t{4096}; };
+  ch.device_bytes = [matrices, element_bytes](std::uint64_t n) {
+    const std::uint64_t row_bytes = (n * element_bytes + 15) / 16 * 16;
+    return matrices * n * row_bytes + (std::uint64_t{512} << 20);
+  };
+  ch.metric = "GFLOP/s";
+  ch.memcpy_ceiling = false;
+}
+
+/// @brief Every variant this GPU runs, except the negatives, at M = N = K = 1024, 2048, 4096
+///        and 8192: checked against the oracle (cuBLAS from 2048 up, its result computed once
+///        per size), then timed, cuBLAS first for the "% of cuBLAS" column. Prints TFLOP/s and
+///        each step's speed-up over the step before it, and writes the sweep beside --json.
+/// @return false if any check failed (or the file could not be written)
+template <class Problem>
+bool gemm_size_sweep(const RunConfig& base, cudaStream_t stream, const std::string& json_path,
+                     const std::string& chapter_id, const std::vector<Variant<Problem>>& all) {
+  std::printf("\nSize sweep (M = N = K; TFLOP/s = 2*M*N*K / time; checked against cuBLAS):\n");
+  std::printf("%6s | %-40s | %10s | %9s | %9s | %8s | %s\n", "size", "variant", "median ms",
+              "TFLOP/s", "% cuBLAS", "vs prev", "check");
+  SweepJson json(chapter_id);
+  json.array("sweep");
+  bool ok = true;
+  for (int n : {1024, 2048, 4096, 8192}) {
+    RunConfig cfg = base;
+    cfg.size = static_cast<std::uint64_t>(n);
+    Problem p(cfg);
+    const int repeats = n >= 8192 ? 5 : 10;
+    double cublas_rate = 0.0;
+    for (const auto& v : all) {
+      if (!v.is_ceiling) continue;
+      const Timing t = time_variant(p, v, stream, 2, repeats);
+      cublas_rate = rate_per_second_1e9(p.work(), t.median_ms);
+    }
+    double prev_rate = 0.0;
+    for (const auto& v : all) {
+      if (v.negative || !why_variant_cannot_run(v, base.device).empty()) continue;
+      const bool passed = run_and_verify(p, v, stream).ok();
+      ok = ok && passed;
+      const Timing t = time_variant(p, v, stream, 2, repeats);
+      const double rate = rate_per_second_1e9(p.work(), t.median_ms);
+      const double pct = 100.0 * rate / cublas_rate;
+      const double vs_prev = prev_rate > 0 && !v.is_ceiling ? rate / prev_rate : 0.0;
+      std::printf("%6d | %-40s | %10.3f | %9.2f | %8.1f%% | %7.2fx | %s\n", n, v.name.c_str(),
+                  t.median_ms, rate / 1000.0, pct, vs_prev, passed ? "PASS" : "FAIL");
+      json.add(SweepRow()
+                   .integer("size", n)
+                   .text("variant", v.key)
+                   .num("median_ms", t.median_ms)
+                   .num("gflops", rate)
+                   .num("pct_of_cublas", pct)
+                   .passed(passed));
+      if (!v.is_ceiling) prev_rate = rate;
+    }
+  }
+  return write_sweep_json(json_path, json.str()) && ok;
+}
+
+}  // namespace tut

@@ -36,6 +36,13 @@ struct Problem {
   std::vector<std::uint32_t> h_in;
 };
 
+}  // namespace ch00
+
+// The negative (v9) and add_negatives(), which variants() calls last.
+#include "tests/negatives/00_gpu_ceiling.cuh"
+
+namespace ch00 {
+
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("v0_memcpy", "v0 cudaMemcpyAsync D2D", "the driver's device-to-device copy",
@@ -55,28 +62,19 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "four independent 16-byte loads in flight per thread", [](Problem& p, cudaStream_t s) {
           launch_copy_v3(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), s);
         });
-  v.add("v9_no_tail", "v9 BROKEN: drops tail words",
-        "negative: ignores the last size % 16 bytes; must FAIL", [](Problem& p, cudaStream_t s) {
-          launch_copy_v9(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), s);
-        })
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 
 /// Sizes: --size in bytes per buffer, a multiple of 4 (default 1 GiB).
 template <class P>
 void set_sizes(tut::Chapter<P>& ch) {
-  ch.size_help = "bytes per buffer, a multiple of 4 (default 1G)";
-  ch.size_multiple = 4;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch, 4);  // input + output, plus the memcpy ceiling's two buffers
   // One word; 3 words (no whole vector); a vector and a bit; a 64 KiB tail case; just over
   // 1 MiB; and 16 MiB, where v3's unrolled loop runs for every thread of a full grid (and, in
   // the lap check's two blocks, thousands of times per thread). There is no ring here: every
   // kernel is a grid-stride loop with no shared memory.
   ch.check_sizes = {4, 12, 4100, 65536 + 12, (1u << 20) + 4, 16u << 20};
-  // input + output, plus the same again for the memcpy ceiling measured beside them
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
 }
 
 }  // namespace ch00

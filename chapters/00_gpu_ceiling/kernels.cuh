@@ -13,9 +13,9 @@
 // that re-reads data appears to go no faster than one that doesn't.
 //
 // Kernels: plain copies with no shared memory - 4 B per thread, 16 B per thread, and 16 B
-// per thread with 4 independent loads in flight - and a negative that forgets the tail.
-// Device code and launchers only; the Problem and the registry are in host.cuh, the size
-// sweep (1 MiB to 1 GiB per buffer, after the table) in main.cu.
+// per thread with 4 independent loads in flight. Device code and launchers only; the Problem
+// and the registry are in host.cuh, the size sweep (1 MiB to 1 GiB per buffer, after the
+// table) in main.cu, the negative v9 (forgets the tail) in tests/negatives/00_gpu_ceiling.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -88,16 +88,6 @@ __global__ void copy_v3_vec4_unrolled_kernel(const uint4* __restrict__ d_in,
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): forgets the tail words - right for multiples of 16 bytes only.
-// ---------------------------------------------------------------------------------------------
-__global__ void copy_v9_no_tail_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                                       std::size_t n_words) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n_words / 4; i += stride)
-    d_out[i] = d_in[i];
-}
-
-// ---------------------------------------------------------------------------------------------
 // Launchers: a full-occupancy persistent grid (resident blocks per SM x SMs), via
 // tut::persistent_grid (its occupancy query runs once per kernel, not per launch).
 // ---------------------------------------------------------------------------------------------
@@ -121,12 +111,6 @@ inline void launch_copy_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std:
   const unsigned grid = tut::persistent_grid(copy_v3_vec4_unrolled_kernel, THREADS, sms);
   copy_v3_vec4_unrolled_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
                                                         reinterpret_cast<uint4*>(d_out), n_words);
-}
-inline void launch_copy_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                           int sms, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(copy_v9_no_tail_kernel, THREADS, sms);
-  copy_v9_no_tail_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
-                                                  reinterpret_cast<uint4*>(d_out), n_words);
 }
 
 }  // namespace ch00

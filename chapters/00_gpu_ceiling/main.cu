@@ -2,6 +2,8 @@
 // that shows where the L2 cache stops flattering bandwidth figures.
 #include <cstdio>
 
+#include "common/report.hpp"
+
 #include "host.cuh"  // the variants, the Problem, the sizes; it includes kernels.cuh
 
 namespace {
@@ -22,7 +24,8 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
     if (v.key == "v0_memcpy") memcpy_variant = &v;
     if (v.key == "v3_vec4_x4") kernel_variant = &v;
   }
-  std::string json = "{\"chapter\": \"ch00_gpu_ceiling\", \"sweep\": [";
+  tut::SweepJson json("ch00_gpu_ceiling");
+  json.array("sweep");
   bool ok = true;
   constexpr std::uint64_t kFirst = std::uint64_t{1} << 20, kLast = std::uint64_t{1} << 30;
   for (std::uint64_t size = kFirst; size <= kLast; size *= 4) {
@@ -38,13 +41,13 @@ bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const std::stri
     const double kernel_rate = tut::rate_per_second_1e9(p.work(), t_kernel.median_ms);
     std::printf("%12s | %12.1f | %12.1f | %s\n", tut::format_bytes(double(size)).c_str(),
                 memcpy_rate, kernel_rate, passed ? "PASS" : "FAIL");
-    json += std::string(size == kFirst ? "" : ",") + "\n  {\"bytes_per_buffer\": " +
-            std::to_string(size) + ", \"memcpy_gbs\": " + std::to_string(memcpy_rate) +
-            ", \"v3_gbs\": " + std::to_string(kernel_rate) +
-            ", \"passed\": " + (passed ? "true" : "false") + "}";
+    json.add(tut::SweepRow()
+                 .integer("bytes_per_buffer", static_cast<long long>(size))
+                 .num("memcpy_gbs", memcpy_rate)
+                 .num("v3_gbs", kernel_rate)
+                 .passed(passed));
   }
-  json += "\n]}\n";
-  ok = tut::write_sweep_json(json_path, json) && ok;
+  ok = tut::write_sweep_json(json_path, json.str()) && ok;
   return ok;
 }
 

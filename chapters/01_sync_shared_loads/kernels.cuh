@@ -11,14 +11,14 @@
 //   stream   4 KiB tiles (256 threads x 16 B) written out in reverse 16-byte order, so every
 //            byte crosses shared memory and crosses from one warp to another.
 // Reading order: v0 stencil, v1 stream, v2 the stream without shared memory (the yardstick),
-// then the two negatives, then the launchers. Device code only; the host side is host.cuh.
+// then v1's launcher (v0 and v2 run through common/workload_stencil_stream_launch.cuh). The
+// host side is host.cuh; the negatives v8 and v9 are in tests/negatives/01_sync_shared_loads.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
-#include "common/bounded_wait.cuh"            // tut::globaltimer_ns (v8 only)
 #include "common/launch.cuh"
 #include "common/timeline.cuh"
 #include "common/workload_stencil_stream.cuh"
@@ -126,65 +126,9 @@ __global__ void stream_v2_direct_kernel(const float4* __restrict__ d_in, float4*
 }
 
 // ---------------------------------------------------------------------------------------------
-// v8 (negative): v1 without the write-after-read barrier, and one warp that runs late
-// ---------------------------------------------------------------------------------------------
-// Without the trailing __syncthreads(), warp 0 finishes tile k and stores tile k+1's first 32
-// float4 into s_tile[0..31] while the last warp may still have to read them (it reads
-// s_tile[count-1-t] for t = 224..255). Whether that happens depends on the scheduler: usually
-// the last warp reads within a few cycles of the barrier, long before warp 0's next load is
-// back from memory, and the bug hides. Here the last warp waits 20 us after the barrier, as a
-// warp the scheduler parks for a while would; warp 0's next tile lands first, every time.
-// The first tile of a block is read correctly only if the block has no second tile: the bug
-// shows from the second lap of the (one-slot) ring on, and the lap check always has them.
-__global__ void stream_v8_no_trailing_sync_kernel(const float4* __restrict__ d_in,
-                                                  float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
-    const int count = stream_tile_count(n_vecs, base);
-    if (t < count) s_tile[t] = d_in[base + t];
-    __syncthreads();
-    if (t >= THREADS - 32) {  // the late warp (a stand-in for the scheduler's bad luck)
-      const unsigned long long start = tut::globaltimer_ns();
-      while (tut::globaltimer_ns() - start < 20'000) {
-      }
-    }
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
-    // BUG: no __syncthreads() here: the next tile's stores may overwrite unread float4
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): forgets the partial last tile
-// ---------------------------------------------------------------------------------------------
-// A classic tiling bug: the tile count is rounded down. Right whenever the size is a multiple
-// of 4 KiB, which is why the checks include ragged sizes.
-__global__ void stream_v9_no_tail_kernel(const float4* __restrict__ d_in,
-                                         float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = n_vecs / STREAM_TILE_VECS;  // BUG: drops the remainder
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
-    s_tile[t] = d_in[base + t];
-    __syncthreads();
-    d_out[base + t] = s_tile[STREAM_TILE_VECS - 1 - t];
-    __syncthreads();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers: persistent grids of blocks_per_sm x SMs blocks (0 = as many as fit, i.e. full
+// v1's launcher: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit, i.e. full
 // occupancy), via tut::persistent_grid, which also honours the harness's lap-check grid cap.
 // ---------------------------------------------------------------------------------------------
-inline void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sm_count,
-                              cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(stencil_v0_sync_kernel, THREADS, sm_count);
-  stencil_v0_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
-}
-
 // The timed runs launch v1 untraced; --timeline passes a tut::TraceOn (and asks for the grid
 // first, to size the trace buffer).
 template <class Tracing = tut::TraceOff>
@@ -196,26 +140,6 @@ void launch_stream_v1(const float4* d_in, float4* d_out, std::size_t n_vecs, int
                       int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
   const unsigned grid = stream_v1_grid<Tracing>(sm_count, blocks_per_sm);
   stream_v1_sync_kernel<Tracing><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, trace);
-}
-
-inline void launch_stream_v2(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
-                             int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v2_direct_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v2_direct_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
-}
-
-inline void launch_stream_v8(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
-                             cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v8_no_trailing_sync_kernel, THREADS, sm_count);
-  stream_v8_no_trailing_sync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
-}
-
-inline void launch_stream_v9(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
-                             cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(stream_v9_no_tail_kernel, THREADS, sm_count);
-  stream_v9_no_tail_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 }  // namespace ch01

@@ -11,10 +11,11 @@
 //   void* + a plain size_t                byte loads and stores, done synchronously
 //   aligned_size_t<16>, barrier in shared memory, sm_90
 //                                         cp.async.bulk (the TMA unit) + mbarrier.expect_tx
-// Reading order: v0 (chapter 01's stencil, the baseline), v1/v2 (the stencil's copies
-// asynchronous / through void*), v3 (chapter 01's stream at low occupancy, the stream rows'
-// baseline), v4 (the stream with 16-byte copies), v5 (v4's copy completed by a thread-scope
-// cuda::pipeline), v9 (negative), then the launchers. The host side is host.cuh.
+// Reading order: v1/v2 (the stencil's copies asynchronous / through void*), v4 (the stream
+// with 16-byte copies), v5 (v4's copy completed by a thread-scope cuda::pipeline). The
+// baselines v0 and v3 are chapter 01's stencil and stream, run from common/
+// workload_stencil_stream_baselines.cuh, which also launches every kernel here. The host side
+// is host.cuh; the negative v9 is in tests/negatives/02_memcpy_async_barrier.cuh.
 #pragma once
 
 #include <cuda/barrier>
@@ -26,12 +27,10 @@
 #include <cstdint>
 
 #include "common/block_barrier.cuh"
-#include "common/launch.cuh"
 #include "common/workload_stencil_stream.cuh"
 
 namespace ch02 {
 
-constexpr int THREADS = 256;                                      // every kernel here
 constexpr int RADIUS = tut::stencil_stream::kRadius;              // 3
 constexpr int STENCIL_TILE_ELEMS = tut::stencil_stream::kStencilTileElems;  // 256 floats
 constexpr int STREAM_TILE_VECS = tut::stencil_stream::kStreamTileVecs;      // 256 float4
@@ -39,38 +38,7 @@ using tut::stencil_stream::stream_tile_count;
 using tut::BlockBarrier;
 
 // ---------------------------------------------------------------------------------------------
-// v0: chapter 01's stencil (repeated so this chapter stands alone): LDG -> STS, BAR.SYNC
-// ---------------------------------------------------------------------------------------------
-__global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
-                                       std::size_t n) {
-  __shared__ float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];  // [halo | 256 | halo] floats
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
-    const std::size_t i = base + t;
-    s_tile[RADIUS + t] = i < n ? d_in[i] : 0.0f;
-    if (t < RADIUS) {
-      const std::size_t left = base + t;  // element base - RADIUS + t, without underflow
-      s_tile[t] = left >= RADIUS && left - RADIUS < n ? d_in[left - RADIUS] : 0.0f;
-    }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
-      s_tile[RADIUS + t + RADIUS] = right < n ? d_in[right] : 0.0f;
-    }
-    __syncthreads();  // read after write
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
-    __syncthreads();  // write after read
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// v1: the same stencil, every load a cuda::memcpy_async(..., aligned_size_t<4>, bar)
+// v1: chapter 01's stencil, every load a cuda::memcpy_async(..., aligned_size_t<4>, bar)
 // ---------------------------------------------------------------------------------------------
 // The barrier: raw shared bytes given meaning by tut::init_block_barrier (common/
 // block_barrier.cuh): thread 0 runs init(bar, blockDim.x), on sm_90 a proxy fence, then one
@@ -176,24 +144,6 @@ __global__ void stencil_v2_bytes_kernel(const float* __restrict__ d_in, float* _
 }
 
 // ---------------------------------------------------------------------------------------------
-// v3: chapter 01's synchronous stream (repeated here): the baseline of the stream rows
-// ---------------------------------------------------------------------------------------------
-__global__ void stream_v3_sync_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
-                                      std::size_t n_vecs) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
-    const int count = stream_tile_count(n_vecs, base);
-    if (t < count) s_tile[t] = d_in[base + t];
-    __syncthreads();
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
-    __syncthreads();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // v4: the stream with one 16-byte memcpy_async per thread, aligned_size_t<16>, barrier
 // ---------------------------------------------------------------------------------------------
 // LESSON: here the architecture changes the instruction. With a 16-byte guarantee and a
@@ -258,70 +208,6 @@ __global__ void stream_v5_pipeline_kernel(const float4* __restrict__ d_in,
     pipe.consumer_release();
     __syncthreads();                              // consumed before the next copies overwrite it
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): v1 reading the tile before the barrier phase completes
-// ---------------------------------------------------------------------------------------------
-// The copies are asynchronous, so the shared memory being summed still holds what was there
-// before. The tile is first filled with a NaN (a __syncthreads() orders that before the copies);
-// no copy comes back from L2 or DRAM in the few cycles between its issue and the thread's own
-// read, so the sums contain NaN, every time. The wait still follows, so no copy is in flight
-// when the tile is reused or the block exits.
-__global__ void stencil_v9_early_read_kernel(const float* __restrict__ d_in,
-                                             float* __restrict__ d_out, std::size_t n) {
-  __shared__ alignas(16) float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];
-  __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
-  BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
-  const float nan = __int_as_float(0x7fffffff);
-  const auto four_bytes = cuda::aligned_size_t<4>(sizeof(float));
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
-    const std::size_t i = base + t;
-    s_tile[RADIUS + t] = nan;
-    if (t < 2 * RADIUS) s_tile[t < RADIUS ? t : STENCIL_TILE_ELEMS + t] = nan;  // both halos
-    __syncthreads();
-    if (i < n) cuda::memcpy_async(&s_tile[RADIUS + t], &d_in[i], four_bytes, bar);
-    else s_tile[RADIUS + t] = 0.0f;
-    if (t < RADIUS) {
-      const std::size_t left = base + t;
-      if (left >= RADIUS && left - RADIUS < n)
-        cuda::memcpy_async(&s_tile[t], &d_in[left - RADIUS], four_bytes, bar);
-      else
-        s_tile[t] = 0.0f;
-    }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
-      if (right < n) cuda::memcpy_async(&s_tile[RADIUS + t + RADIUS], &d_in[right], four_bytes, bar);
-      else s_tile[RADIUS + t + RADIUS] = 0.0f;
-    }
-    float sum = 0.0f;  // BUG: read before bar.arrive_and_wait()
-#pragma unroll
-    for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-    bar.arrive_and_wait();
-    if (i < n) d_out[i] = sum;
-    __syncthreads();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers: persistent grids (tut::persistent_grid; blocks_per_sm 0 = full occupancy).
-// ---------------------------------------------------------------------------------------------
-using StencilKernel = void (*)(const float*, float*, std::size_t);
-using StreamKernel = void (*)(const float4*, float4*, std::size_t);
-
-inline void launch_stencil(StencilKernel kernel, const float* d_in, float* d_out, std::size_t n,
-                           int sm_count, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
-}
-
-inline void launch_stream(StreamKernel kernel, const float4* d_in, float4* d_out,
-                          std::size_t n_vecs, int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
 }
 
 }  // namespace ch02

@@ -11,10 +11,11 @@
 // call is a loop over the group's ranks (or a rank-0 bulk copy); a thread that skips it leaves
 // its share of the tile uncopied - the negative variant shows that.
 //
-// Reading order: v0 (chapter 02's per-thread stream kernel, the baseline: the same tiles and
-// bytes), v1 cg::memcpy_async, v2 cuda::memcpy_async(block), v3 two buffers with wait_prior,
-// v4 (chapter 02's per-thread stencil) and v5 (the stencil as one collective copy), v9
-// (negative), then the launchers. The host side is host.cuh.
+// Reading order: v1 cg::memcpy_async, v2 cuda::memcpy_async(block), v3 two buffers with
+// wait_prior, v5 the stencil as one collective copy. The baselines v0 and v4 are chapter 02's
+// per-thread stream and stencil kernels (the same tiles and bytes), run from common/
+// workload_stencil_stream_baselines.cuh, which also launches every kernel here. The host side
+// is host.cuh; the negative v9 is in tests/negatives/03_collective_copies.cuh.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -27,7 +28,6 @@
 #include <cstdint>
 
 #include "common/block_barrier.cuh"
-#include "common/launch.cuh"
 #include "common/workload_stencil_stream.cuh"
 
 namespace ch03 {
@@ -40,30 +40,6 @@ constexpr int STENCIL_TILE_ELEMS = tut::stencil_stream::kStencilTileElems;  // 2
 constexpr int STREAM_TILE_VECS = tut::stencil_stream::kStreamTileVecs;      // 256 float4
 using tut::stencil_stream::stream_tile_count;
 using tut::BlockBarrier;
-
-// ---------------------------------------------------------------------------------------------
-// v0: chapter 02's per-thread copy (repeated here) - each thread names its own 16 bytes
-// ---------------------------------------------------------------------------------------------
-// sm_90: each copy is a 16-byte TMA bulk copy (async proxy), so the reads of the tile are
-// fenced into the async proxy before the barrier that lets the next copies refill it.
-__global__ void stream_v0_perthread_kernel(const float4* __restrict__ d_in,
-                                           float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB
-  __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
-  BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
-    const int count = stream_tile_count(n_vecs, base);
-    if (t < count)
-      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(float4)), bar);
-    bar.arrive_and_wait();
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
-    NV_IF_TARGET(NV_PROVIDES_SM_90, (cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);));
-    __syncthreads();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // v1: cooperative_groups::memcpy_async(block, ...) + cooperative_groups::wait(block)
@@ -101,8 +77,9 @@ __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __r
 //   sm_90: thread rank 0 alone issues ONE cp.async.bulk for the whole tile (UBLKCP: the TMA
 //          unit moves count*16 bytes) and one mbarrier.expect_tx of that byte count; the other
 //          255 threads issue no copy instruction. The phase completes when all 256 threads
-//          have arrived and the bytes have landed. As in v0, the TMA refills the tile from the
-//          async proxy: every thread fences its reads before the trailing barrier.
+//          have arrived and the bytes have landed. As in v0 (chapter 02's per-thread 16-byte
+//          copies), the TMA refills the tile from the async proxy: every thread fences its
+//          reads before the trailing barrier.
 __global__ void stream_v2_cuda_block_kernel(const float4* __restrict__ d_in,
                                             float4* __restrict__ d_out, std::size_t n_vecs) {
   __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];
@@ -164,45 +141,6 @@ __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
 }
 
 // ---------------------------------------------------------------------------------------------
-// v4: chapter 02's stencil (repeated here), centre and halos copied per thread
-// ---------------------------------------------------------------------------------------------
-__global__ void stencil_v4_perthread_kernel(const float* __restrict__ d_in,
-                                            float* __restrict__ d_out, std::size_t n) {
-  __shared__ alignas(16) float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];  // [3|256|3] floats
-  __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
-  BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
-  const auto four_bytes = cuda::aligned_size_t<4>(sizeof(float));
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
-    const std::size_t i = base + t;
-    if (i < n) cuda::memcpy_async(&s_tile[RADIUS + t], &d_in[i], four_bytes, bar);
-    else s_tile[RADIUS + t] = 0.0f;
-    if (t < RADIUS) {
-      const std::size_t left = base + t;
-      if (left >= RADIUS && left - RADIUS < n)
-        cuda::memcpy_async(&s_tile[t], &d_in[left - RADIUS], four_bytes, bar);
-      else
-        s_tile[t] = 0.0f;
-    }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
-      if (right < n) cuda::memcpy_async(&s_tile[RADIUS + t + RADIUS], &d_in[right], four_bytes, bar);
-      else s_tile[RADIUS + t + RADIUS] = 0.0f;
-    }
-    bar.arrive_and_wait();
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
-    __syncthreads();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // v5: the stencil tile (centre AND halos) as ONE collective cuda::memcpy_async(block, ...)
 // ---------------------------------------------------------------------------------------------
 // The tile's input span, elements [base-3, base+259) clipped to the array ([lo, hi)), is
@@ -242,50 +180,5 @@ __global__ void stencil_v5_block_kernel(const float* __restrict__ d_in, float* _
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): only warp 0 makes the collective call
-// ---------------------------------------------------------------------------------------------
-// "One warp is enough to start a copy" - but cg::memcpy_async(block, ...) is a loop over block
-// ranks stepping by block.size(); called by ranks 0..31 only, it copies float4 0..31 of each
-// tile and nothing else. The tile is filled with a NaN first (a block.sync() orders the fill
-// before the copy), so the 224 uncopied float4 of every full tile are wrong, every time.
-// (cuda::memcpy_async(block, ...) of v2 would hide this bug on sm_90, where rank 0 issues the
-// whole bulk copy, and show it on sm_80: the rule holds even where the symptom does not.)
-__global__ void stream_v9_one_warp_kernel(const float4* __restrict__ d_in,
-                                          float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];
-  const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
-  const float nan = __int_as_float(0x7fffffff);
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
-    const int count = stream_tile_count(n_vecs, base);
-    s_tile[t] = make_float4(nan, nan, nan, nan);
-    block.sync();
-    if (t < 32) cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);  // BUG
-    cg::wait(block);
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
-    block.sync();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers: persistent grids (tut::persistent_grid; blocks_per_sm 0 = full occupancy).
-// ---------------------------------------------------------------------------------------------
-using StencilKernel = void (*)(const float*, float*, std::size_t);
-using StreamKernel = void (*)(const float4*, float4*, std::size_t);
-
-inline void launch_stencil(StencilKernel kernel, const float* d_in, float* d_out, std::size_t n,
-                           int sm_count, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
-}
-
-inline void launch_stream(StreamKernel kernel, const float4* d_in, float4* d_out,
-                          std::size_t n_vecs, int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
-}
 
 }  // namespace ch03

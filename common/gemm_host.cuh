@@ -1,8 +1,9 @@
 /// @file gemm_host.cuh
 /// @brief The host side the GEMM chapters (15 and 16) share: cuBLAS's error check and handle,
-///        the TMA encoder fetched at run time, the check of a result against its oracle (the
-///        CPU in fp64, or cuBLAS at large sizes), the chapters' size settings and their size
-///        sweep against cuBLAS.
+///        the TMA encoder fetched at run time and a 2D tensor map built with it, the part of
+///        the Problem that holds the matrices and checks a result against its oracle (the CPU
+///        in fp64, or cuBLAS at large sizes), the chapters' size settings and their size sweep
+///        against cuBLAS.
 #pragma once
 
 #include <cublas_v2.h>
@@ -18,6 +19,8 @@
 
 #include "bounded_wait.cuh"
 #include "cuda_check.cuh"
+#include "device_buffer.cuh"
+#include "gemm_args.cuh"
 #include "harness.cuh"
 #include "report.hpp"
 #include "verify.hpp"
@@ -66,30 +69,79 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
   return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
 }
 
-/// @brief The rows x cols valid elements of a row-major matrix of pitch @p ld, as floats.
-template <class T>
-std::vector<float> compact_rows(const std::vector<T>& pitched, int rows, int cols, int ld) {
-  std::vector<float> out(static_cast<std::size_t>(rows) * cols);
-  for (int r = 0; r < rows; ++r)
-    for (int c = 0; c < cols; ++c)
-      out[static_cast<std::size_t>(r) * cols + c] =
-          static_cast<float>(pitched[static_cast<std::size_t>(r) * ld + c]);
-  return out;
+/// @brief A 2D tensor map over a row-major [rows x cols] matrix at @p base whose rows are
+///        @p row_bytes apart (a multiple of 16: TMA's rule for global strides), read or written
+///        in boxes of [box_rows x box_cols] elements. Coordinates are innermost first (column,
+///        row). Box elements outside the matrix are read as zeros and never written.
+inline CUtensorMap make_2d_tensor_map(CUtensorMapDataType type, const void* base, int rows,
+                                      int cols, std::uint64_t row_bytes, int box_rows,
+                                      int box_cols, CUtensorMapSwizzle swizzle,
+                                      CUtensorMapL2promotion l2_promotion) {
+  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {row_bytes};  // of dimension 1, in bytes
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(encode(&map, type, 2, const_cast<void*>(base), dims, strides, box, elem_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2_promotion,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
 }
 
-/// @brief verify() of a GEMM whose kernels may wait with a bound: report a nonzero error word,
-///        compare the result with the oracle's within |got - want| <= abs_tol + rel_tol |want|,
-///        and name the oracle. A timeout fails even where every element matches.
-inline VerifyResult check_gemm_result(const std::vector<float>& got, const std::vector<float>& want,
-                                      double abs_tol, double rel_tol, const std::string& oracle,
-                                      unsigned error_word) {
-  if (error_word & kErrorWaitTimedOut)
-    std::printf("  device reported: an mbarrier wait timed out\n");
-  VerifyResult r = compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
-  if (error_word != 0 && r.mismatches == 0) r.mismatches = 1;
-  r.what += " vs " + oracle;
-  return r;
-}
+/// @brief What the Problems of the GEMM chapters share: A [M x K], B (K x N in chapter 15,
+///        N x K in chapter 16: @p b_rows rows), C [M x N], with row pitches lda, ldb, ldc in
+///        elements; the error word a bounded wait reports into; the oracle's answer and its
+///        tolerance; cuBLAS; and the harness's poison/verify/work. A chapter's Problem derives
+///        from it, fills A and B, and sets want, oracle and the tolerance.
+template <class T>
+struct GemmProblem {
+  GemmProblem(int m, int n, int k, int b_rows, int ld_a, int ld_b, int ld_c)
+      : M(m), N(n), K(k), lda(ld_a), ldb(ld_b), ldc(ld_c),
+        d_a(static_cast<std::size_t>(m) * ld_a), d_b(static_cast<std::size_t>(b_rows) * ld_b),
+        d_c(static_cast<std::size_t>(m) * ld_c) {}
+
+  void poison(cudaStream_t s) {
+    d_c.poison(s);
+    error.clear(s);
+  }
+  /// A timeout reported in the error word fails the check even where every element matches
+  /// (the wait may have given up after the last store).
+  VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    const unsigned err = error.read(s);
+    if (err & kErrorWaitTimedOut) std::printf("  device reported: an mbarrier wait timed out\n");
+    const std::vector<float> got = compact(d_c.download(s));
+    VerifyResult r = compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
+    if (err != 0 && r.mismatches == 0) r.mismatches = 1;
+    r.what += " vs " + oracle;
+    return r;
+  }
+  double work() const { return 2.0 * M * N * K; }
+  GemmArgs<T> args() {
+    return GemmArgs<T>{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc, error.data()};
+  }
+  /// "M=.. N=.. K=..", the start of describe().
+  std::string shape_text() const {
+    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K);
+  }
+  /// The M x N valid elements of a pitched C, as floats.
+  std::vector<float> compact(const std::vector<T>& pitched) const {
+    std::vector<float> out(static_cast<std::size_t>(M) * N);
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c)
+        out[static_cast<std::size_t>(r) * N + c] =
+            static_cast<float>(pitched[static_cast<std::size_t>(r) * ldc + c]);
+    return out;
+  }
+
+  int M, N, K, lda, ldb, ldc;
+  DeviceBuffer<T> d_a, d_b, d_c;
+  ErrorWord error;
+  CublasHandle blas;
+  std::vector<float> want;  ///< the M x N product the check compares with
+  std::string oracle;       ///< who computed it: "CPU fp64" or "cuBLAS"
+  double abs_tol = 0.0, rel_tol = 0.0;  ///< |got - want| <= abs_tol + rel_tol |want|
+};
 
 /// @brief The size settings of a square GEMM chapter (M = N = K = --size, default 4096): at
 ///        most 16384, which keeps every element index below 2^31 (int arithmetic in the

@@ -37,25 +37,18 @@ inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, cudaStream_t
 }
 
 // ---------------------------------------------------------------------------------------------
-// TMA descriptors (host). The encoder is a driver API call, fetched at run time
-// (tut::tensor_map_encoder), so the binary does not link libcuda.
+// TMA descriptors (host), encoded by tut::make_2d_tensor_map (the driver's encoder is
+// fetched at run time, so the binary does not link libcuda).
 // ---------------------------------------------------------------------------------------------
 /// A 2D fp32 tensor map over a row-major [rows x cols] matrix of pitch `ld` floats, read in
-/// boxes of [box_rows x box_cols]. Out-of-bounds box elements are filled with zeros.
+/// boxes of [box_rows x box_cols], without swizzle (v3's dense shared layout). Out-of-bounds
+/// box elements are filled with zeros.
 /// @note The pitch in bytes must be a multiple of 16 (TMA's rule) - hence the padded rows.
 inline CUtensorMap make_tensor_map(const float* base, int rows, int cols, int ld, int box_rows,
                                    int box_cols) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tut::tensor_map_encoder();
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};  // dim 1, bytes
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CU_CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base), dims,
-                  strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  return map;
+  return tut::make_2d_tensor_map(CU_TENSOR_MAP_DATA_TYPE_FLOAT32, base, rows, cols,
+                                 static_cast<std::uint64_t>(ld) * sizeof(float), box_rows, box_cols,
+                                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -101,16 +94,14 @@ struct Shape {
   int M, N, K;
 };
 
-struct Problem {
+struct Problem : tut::GemmProblem<float> {
   explicit Problem(const tut::RunConfig& cfg)
       : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
                       static_cast<int>(cfg.size)},
                 cfg.seed) {}
 
   Problem(Shape s, std::uint64_t seed)
-      : M(s.M), N(s.N), K(s.K), lda(pitch_of(s.K)), ldb(pitch_of(s.N)), ldc(pitch_of(s.N)),
-        d_a(static_cast<std::size_t>(M) * lda), d_b(static_cast<std::size_t>(K) * ldb),
-        d_c(static_cast<std::size_t>(M) * ldc) {
+      : GemmProblem(s.M, s.N, s.K, s.K, pitch_of(s.K), pitch_of(s.N), pitch_of(s.N)) {
     h_a = padded_fill(M, K, lda, seed);
     h_b = padded_fill(K, N, ldb, seed ^ 0x9E3779B97F4A7C15ull);
     d_a.upload(h_a);
@@ -118,6 +109,7 @@ struct Problem {
     // No TF32: CUBLAS_DEFAULT_MATH keeps cublasSgemm on fp32 FFMA kernels (TF32 tensor cores
     // would need CUBLAS_TF32_TENSOR_OP_MATH).
     CUBLAS_CHECK(cublasSetMathMode(blas, CUBLAS_DEFAULT_MATH));
+    abs_tol = abs_tolerance(K);  // rel_tol stays 0
     if (static_cast<double>(M) * N * K <= tut::kCpuReferenceMaxMacs) {
       want = reference_gemm(h_a, h_b, M, N, K, lda, ldb);
       oracle = "CPU fp64";
@@ -128,23 +120,8 @@ struct Problem {
       oracle = "cuBLAS";
     }
   }
-  void poison(cudaStream_t s) {
-    d_c.poison(s);
-    error.clear(s);
-  }
-  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {  // v5's waits are bounded
-    return tut::check_gemm_result(compact(d_c.download(s)), want, abs_tolerance(K), 0.0, oracle,
-                                  error.read(s));
-  }
-  double work() const { return 2.0 * M * N * K; }
-  std::string describe() const {
-    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
-           " fp32 (" + oracle + " reference)";
-  }
+  std::string describe() const { return shape_text() + " fp32 (" + oracle + " reference)"; }
 
-  GemmArgs args() {
-    return GemmArgs{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc, error.data()};
-  }
   /// The TMA descriptors, encoded on first use (they hold the buffers' addresses).
   void ensure_tensor_maps() {
     if (have_tensor_maps) return;
@@ -166,17 +143,8 @@ struct Problem {
             dense[static_cast<std::size_t>(r) * cols + c] * (1.0f / 512.0f);
     return out;
   }
-  /// The M x N valid elements of a pitched C.
-  std::vector<float> compact(const std::vector<float>& pitched) const {
-    return tut::compact_rows(pitched, M, N, ldc);
-  }
 
-  int M, N, K, lda, ldb, ldc;
-  tut::DeviceBuffer<float> d_a, d_b, d_c;
-  std::vector<float> h_a, h_b, want;
-  std::string oracle;
-  tut::ErrorWord error;
-  tut::CublasHandle blas;
+  std::vector<float> h_a, h_b;
   CUtensorMap tmap_a{}, tmap_b{};
   bool have_tensor_maps = false;
 };

@@ -70,17 +70,9 @@ inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, bf16* c, cud
 /// 128-byte swizzle the wgmma descriptors (and the epilogue's staging) assume. Elements
 /// outside [rows x cols] are read as zeros and never written.
 inline CUtensorMap make_map(const bf16* base, int rows, int cols, int ld, int box_rows) {
-  static const PFN_cuTensorMapEncodeTiled_v12000 encode = tut::tensor_map_encoder();
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(bf16)};
-  const cuuint32_t box[2] = {64, static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CU_CHECK(encode(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<bf16*>(base), dims,
-                  strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                  CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  return map;
+  return tut::make_2d_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, base, rows, cols,
+                                 static_cast<std::uint64_t>(ld) * sizeof(bf16), box_rows, 64,
+                                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -100,7 +92,7 @@ inline void require_sm90a(const tut::DeviceSummary& d) {
   std::exit(tut::kExitSkip);
 }
 
-struct Problem {
+struct Problem : tut::GemmProblem<bf16> {
   explicit Problem(const tut::RunConfig& cfg)
       : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
                       static_cast<int>(cfg.size)},
@@ -109,9 +101,8 @@ struct Problem {
   }
 
   Problem(Shape s, std::uint64_t seed, int sms)
-      : M(s.M), N(s.N), K(s.K), lda(pitch_of(s.K)), ldb(pitch_of(s.K)), ldc(pitch_of(s.N)),
-        sm_count(sms), d_a(static_cast<std::size_t>(M) * lda),
-        d_b(static_cast<std::size_t>(N) * ldb), d_c(static_cast<std::size_t>(M) * ldc) {
+      : GemmProblem(s.M, s.N, s.K, s.N, pitch_of(s.K), pitch_of(s.K), pitch_of(s.N)),
+        sm_count(sms) {
     std::vector<float> fa, fb;
     const double norm_a = fill(d_a, fa, M, K, lda, seed);
     const double norm_b = fill(d_b, fb, N, K, ldb, seed ^ 0x9E3779B97F4A7C15ull);
@@ -136,21 +127,8 @@ struct Problem {
     map_b128 = make_map(d_b.data(), N, K, ldb, 128);
     map_c64 = make_map(d_c.data(), M, N, ldc, 64);
   }
-  void poison(cudaStream_t s) {
-    d_c.poison(s);
-    error.clear(s);
-  }
-  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    return tut::check_gemm_result(compact(d_c.download(s)), want, abs_tol, rel_tol, oracle,
-                                  error.read(s));
-  }
-  double work() const { return 2.0 * M * N * K; }
   std::string describe() const {
-    return "M=" + std::to_string(M) + " N=" + std::to_string(N) + " K=" + std::to_string(K) +
-           " bf16 in, fp32 accumulate, bf16 out (" + oracle + " reference)";
-  }
-  GemmArgs args() {
-    return GemmArgs{d_a.data(), d_b.data(), d_c.data(), M, N, K, lda, ldb, ldc, error.data()};
+    return shape_text() + " bf16 in, fp32 accumulate, bf16 out (" + oracle + " reference)";
   }
 
   /// Seeded values in [-1, 1) rounded to bf16 (8 significant bits), rows of pitch `ld` whose
@@ -180,18 +158,9 @@ struct Problem {
     dev.upload(host);
     return max_norm;
   }
-  /// The M x N valid elements of a pitched C, as floats.
-  std::vector<float> compact(const std::vector<bf16>& pitched) const {
-    return tut::compact_rows(pitched, M, N, ldc);
-  }
 
-  int M, N, K, lda, ldb, ldc, sm_count;
-  tut::DeviceBuffer<bf16> d_a, d_b, d_c;
-  tut::ErrorWord error;
-  std::vector<float> want;
-  std::string oracle;
-  double bound = 0.0, abs_tol = 0.0, rel_tol = 0.0;
-  tut::CublasHandle blas;
+  int sm_count;
+  double bound = 0.0;  ///< gamma_K * max ||a_row|| * max ||b_row|| (accumulation_bound)
   CUtensorMap map_a64{}, map_a128{}, map_b256{}, map_b128{}, map_c64{};
 };
 

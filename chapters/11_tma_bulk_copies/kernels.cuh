@@ -15,8 +15,8 @@
 // This file, in reading order: v0 (the cp.async baseline), the bounded wait, v1 (the TMA ring
 // in raw inline PTX, every instruction visible; v5-v7 are the same kernel in other ring
 // shapes), v2 (the same ring through CCCL's cuda::ptx, side by side). more_kernels.cuh holds
-// v3 (bulk store), v4 (cuda::memcpy_async) and the negatives; host.cuh the CPU reference, the
-// Problem and the variant list.
+// v3 (bulk store) and v4 (cuda::memcpy_async); host.cuh the Problem and the variant table;
+// tests/negatives/11_tma_bulk_copies.cuh the negatives (copies of v2, one line broken each).
 //
 // Minimum compute capability: 9.0 (cp.async.bulk and mbarrier transaction counts are sm_90);
 // toolkit: CUDA 12.8 or newer (the .shared::cta destination of cp.async.bulk is PTX ISA 8.6).
@@ -231,8 +231,21 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // v2: the same ring through CCCL's cuda::ptx - one typed function per PTX instruction
 // ---------------------------------------------------------------------------------------------
-// Line for line v1 at 4 x 16 KiB; each call names the PTX it emits (CCCL 3.0). The bounded
-// wait is tut::wait_parity_bounded, v1's loop around cuda::ptx::mbarrier_try_wait_parity.
+// The producer's issue step in cuda::ptx (v2 and v3): one arrival on `bar` that also raises its
+// transaction count by `bytes`, then the TMA copy of `bytes` from `src` into `dst`, completing
+// on `bar`.
+__device__ inline void bulk_load(int4* dst, const int4* src, std::uint32_t bytes,
+                                 std::uint64_t* bar) {
+  namespace ptx = cuda::ptx;
+  // mbarrier.arrive.expect_tx.release.cta.shared::cta.b64
+  (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, bar,
+                                       bytes);
+  // cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes
+  ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, dst, src, bytes, bar);
+}
+
+// v2 is line for line v1 at 4 x 16 KiB; each call names the PTX it emits (CCCL 3.0). The
+// bounded wait is tut::wait_parity_bounded, v1's loop around cuda::ptx::mbarrier_try_wait_parity.
 __global__ void __launch_bounds__(THREADS)
     stream_v2_bulk_cccl_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
                                std::size_t n_vecs, unsigned* d_error) {
@@ -260,12 +273,7 @@ __global__ void __launch_bounds__(THREADS)
     }
     const std::size_t base = tut::block_tile(j) * TMA_TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TMA_TILE_VECS);
-    // mbarrier.arrive.expect_tx.release.cta.shared::cta.b64
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], bytes);
-    // cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes
-    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_ring + s * TMA_TILE_VECS,
-                       d_in + base, bytes, &full[s]);
+    bulk_load(s_ring + s * TMA_TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)

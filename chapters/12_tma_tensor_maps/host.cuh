@@ -1,5 +1,5 @@
 // Chapter 12, host side: the tensor-map rules and the encoder fetched from the driver at run
-// time, the CPU reference, the Problem, the check sizes and the variant list. main.cu includes
+// time, the CPU reference, the Problem, the check sizes and the variant table. main.cu includes
 // kernels.cuh and more_kernels.cuh before this file.
 #pragma once
 
@@ -132,7 +132,8 @@ struct Problem {
   const float* in() const { return reinterpret_cast<const float*>(d_in.data()); }
   float* out() { return reinterpret_cast<float*>(d_out.data()); }
   int sms() const { return cfg.device.sm_count; }
-  int low() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
+  unsigned* err() { return d_error.data(); }
+  int low() const { return tut::blocks_per_sm(cfg); }
 
   tut::RunConfig cfg;
   int n;
@@ -159,66 +160,71 @@ inline std::uint64_t ring_laps(std::uint64_t n, int box_rows, int box_cols, int 
   return tiles / blocks / stages;
 }
 
+}  // namespace ch12
+
+// The negative (v2 with its box coordinates swapped) and add_negatives(), which registers it.
+#include "tests/negatives/12_tma_tensor_maps.cuh"
+
+namespace ch12 {
+
+// Each launcher on the Problem's matrices, at full occupancy or (LOW) at --blocks-per-sm
+// blocks per SM (default 1). v4-v7 read boxes of BOX_ROWS x 32: the swizzled map with that box.
+template <bool LOW>
+void run_v0(Problem& p, cudaStream_t s) {
+  launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), LOW ? p.low() : 0, s);
+}
+inline void run_v1(Problem& p, cudaStream_t s) {
+  launch_transpose_ring(transpose_v1_tma_ptx_kernel, p.map_in, p.out(), p.n, p.err(), p.sms(), 0,
+                        s);
+}
+template <bool LOW>
+void run_v2(Problem& p, cudaStream_t s) {
+  launch_transpose_ring(transpose_v2_tma_swizzle_kernel, p.map_in_sw128, p.out(), p.n, p.err(),
+                        p.sms(), LOW ? p.low() : 0, s);
+}
+inline void run_v3(Problem& p, cudaStream_t s) {
+  launch_transpose_v3(p.map_in_sw128, p.map_out, p.n, p.err(), p.sms(), 0, s);
+}
+template <int BOX_ROWS, int BOXES_X, int RING>
+void run_v4(Problem& p, cudaStream_t s) {
+  const CUtensorMap& map = BOX_ROWS == 256   ? p.map_in_sw128_r256
+                           : BOX_ROWS == 128 ? p.map_in_sw128_r128
+                                             : p.map_in_sw128;
+  launch_transpose_v4<BOX_ROWS, BOXES_X, RING>(map, p.out(), p.n, p.err(), p.sms(), 0, s);
+}
+
+// The variant table: key, launcher, name, description.
+struct Row {
+  const char* key;
+  void (*launch)(Problem&, cudaStream_t);
+  const char *name, *description;
+};
+constexpr const char* kSameAtLow = "the same at --blocks-per-sm blocks per SM";
+inline const Row kRows[] = {
+    {"v0_cpasync_full", run_v0<false>, "v0 cp.async-fed, full occ",
+     "baseline: 32x32 tiles by 16 B cp.async per thread, padded rows, 8-stage ring"},
+    {"v0_cpasync_low", run_v0<true>, "v0 cp.async-fed, low occ", kSameAtLow},
+    {"v1_tma_ptx_full", run_v1, "v1 TMA 2D PTX, no swizzle",
+     "raw PTX cp.async.bulk.tensor.2d, dense box: 32-way conflicts on column reads"},
+    {"v2_tma_sw128_full", run_v2<false>, "v2 TMA 2D swizzle128, full",
+     "cuda::ptx tensor load, SWIZZLE_128B box: 4-way conflicts; full occupancy"},
+    {"v2_tma_sw128_low", run_v2<true>, "v2 TMA 2D swizzle128, low", kSameAtLow},
+    {"v3_tma_store_full", run_v3, "v3 TMA load + TMA store",
+     "swizzled load, transpose into a staging box, fence.proxy.async, UTMASTG; full occ"},
+    {"v4_tma_rowread_full", run_v4<32, 1, 8>, "v4 TMA sw128, LDS.128 reads",
+     "v2's box read conflict-free along rows (LDS.128); 32x32 tiles, 8-slot ring, full occ"},
+    {"v5_tma_tall128_full", run_v4<128, 1, 4>, "v5 TMA 128x32 boxes, LDS.128",
+     "v4 with 128-row x 32-col boxes (16 KiB, 4-slot ring): 512 B written per output row"},
+    {"v6_tma_tall256_full", run_v4<256, 1, 3>, "v6 TMA 256x32 boxes, LDS.128",
+     "v4 with 256-row x 32-col boxes (32 KiB, 3-slot ring): 1 KiB written per output row"},
+    {"v7_tma_wide4x32_full", run_v4<32, 4, 4>, "v7 TMA 4 boxes 32x32 per slot",
+     "control: v5's 16 KiB slots, 4-slot ring and cadence, but 32x128 tiles: 128 B per row"},
+};
+
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  v.add("v0_cpasync_full", "v0 cp.async-fed, full occ",
-        "baseline: 32x32 tiles by 16 B cp.async per thread, padded rows, 8-stage ring",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), 0, s);
-        });
-  v.add("v0_cpasync_low", "v0 cp.async-fed, low occ", "the same at --blocks-per-sm blocks per SM",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), p.low(), s);
-        });
-  v.add("v1_tma_ptx_full", "v1 TMA 2D PTX, no swizzle",
-        "raw PTX cp.async.bulk.tensor.2d, dense box: 32-way conflicts on column reads",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v1(p.map_in, p.out(), p.n, p.d_error.data(), p.sms(), 0, s);
-        });
-  v.add("v2_tma_sw128_full", "v2 TMA 2D swizzle128, full",
-        "cuda::ptx tensor load, SWIZZLE_128B box: 4-way conflicts; full occupancy",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v2(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(), 0, s);
-        });
-  v.add("v2_tma_sw128_low", "v2 TMA 2D swizzle128, low",
-        "the same at --blocks-per-sm blocks per SM",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v2(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(), p.low(), s);
-        });
-  v.add("v3_tma_store_full", "v3 TMA load + TMA store",
-        "swizzled load, transpose into a staging box, fence.proxy.async, UTMASTG; full occ",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v3(p.map_in_sw128, p.map_out, p.n, p.d_error.data(), p.sms(), 0, s);
-        });
-  v.add("v4_tma_rowread_full", "v4 TMA sw128, LDS.128 reads",
-        "v2's box read conflict-free along rows (LDS.128); 32x32 tiles, 8-slot ring, full occ",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v4<32, 1, 8>(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(),
-                                        0, s);
-        });
-  v.add("v5_tma_tall128_full", "v5 TMA 128x32 boxes, LDS.128",
-        "v4 with 128-row x 32-col boxes (16 KiB, 4-slot ring): 512 B written per output row",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v4<128, 1, 4>(p.map_in_sw128_r128, p.out(), p.n, p.d_error.data(),
-                                         p.sms(), 0, s);
-        });
-  v.add("v6_tma_tall256_full", "v6 TMA 256x32 boxes, LDS.128",
-        "v4 with 256-row x 32-col boxes (32 KiB, 3-slot ring): 1 KiB written per output row",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v4<256, 1, 3>(p.map_in_sw128_r256, p.out(), p.n, p.d_error.data(),
-                                         p.sms(), 0, s);
-        });
-  v.add("v7_tma_wide4x32_full", "v7 TMA 4 boxes 32x32 per slot",
-        "control: v5's 16 KiB slots, 4-slot ring and cadence, but 32x128 tiles: 128 B per row",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v4<32, 4, 4>(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(),
-                                        0, s);
-        });
-  v.add("v9_swapped_coords", "v9 BROKEN: coords {y, x}",
-        "negative: tensor coordinates given row first; TMA wants innermost (column) first",
-        [](Problem& p, cudaStream_t s) {
-          launch_transpose_v9(p.map_in_sw128, p.out(), p.n, p.d_error.data(), p.sms(), s);
-        }).negative = true;
+  for (const Row& r : kRows) v.add(r.key, r.name, r.description, r.launch);
+  add_negatives(v);
   return v.list;
 }
 

@@ -9,9 +9,9 @@
 // Workload: out = transpose(in), N x N floats (N % 4 == 0: the 16-byte row-pitch rule), in
 // 32 x 32 tiles; the threads read each tile by COLUMN, where bank conflicts and swizzling
 // matter. This file: v0 (cp.async baseline), v1 (raw PTX), v2 (cuda::ptx, swizzled), v4-v7
-// (conflict-free row reads, tile shapes, the control). more_kernels.cuh: v3 (TMA store), the
-// negative v9, the probe. The ring is chapter 11's with slots released by __syncthreads.
-// Needs compute capability 9.0 and CUDA 12.8 or newer (PTX ISA 8.6).
+// (conflict-free row reads, tile shapes, the control); more_kernels.cuh: v3 (TMA store), the
+// probe. The ring is chapter 11's with slots released by __syncthreads. Needs compute
+// capability 9.0 and CUDA 12.8 or newer (PTX ISA 8.6).
 // Run: build/bin/ch12_tma_tensor_maps [--size=N] [--list]; --size is the matrix side N.
 #pragma once
 
@@ -69,9 +69,8 @@ struct TileGrid {
   __device__ int col0(std::size_t tile) const { return static_cast<int>(tile % tiles_x) * COLS; }
 };
 
-// Every thread waits for its slot's phase; whether to go on is decided block-wide
-// (__syncthreads_or), so when a wait gives up the whole block returns together and nobody is
-// left at a later __syncthreads. Thread 0 records the timeout. false: give up.
+// Every thread waits for its slot's phase; going on is decided block-wide (__syncthreads_or), so
+// after a timeout the whole block returns together. Thread 0 records it. false: give up.
 __device__ inline bool block_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity,
                                                  unsigned* d_error) {
   const bool landed = tut::wait_parity_bounded(bar, parity);
@@ -136,10 +135,9 @@ __global__ void __launch_bounds__(THREADS)
 // mbarrier) the FULL box, 4096 bytes, so expect_tx is constant. Without swizzle the box is
 // dense, 128 bytes per row: a column read hits one bank 32 times, and TMA has no padding knob.
 // Ring: full[s] (count 1 + tx bytes) says "slot s holds tile j"; a __syncthreads releases the
-// slot, after which thread 0 refills it.
-// The refill is an async-proxy write into a slot the threads just read with ordinary loads.
-// __syncthreads orders those reads for the generic proxy only, so every thread runs
-// fence.proxy.async before it (chapter 11's rule); asm_expect.txt asserts the order.
+// slot, after which thread 0 refills it: an async-proxy write into a slot the threads just read
+// with ordinary loads. __syncthreads orders those reads for the generic proxy only, so every
+// thread runs fence.proxy.async before it (chapter 11's rule); asm_expect.txt asserts the order.
 __global__ void __launch_bounds__(THREADS)
     transpose_v1_tma_ptx_kernel(const __grid_constant__ CUtensorMap map_in,
                                 float* __restrict__ d_out, int n, unsigned* d_error) {
@@ -188,9 +186,8 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // The swizzle is a property of the tensor map (CU_TENSOR_MAP_SWIZZLE_128B), not of the
 // instruction; the kernel only has to read through swizzled_128b().
-// The producer step of v2-v7 (thread 0): one arrival on `bar` that also expects the box's
-// bytes - the WHOLE box, since the TMA unit zero-fills what lies outside the matrix - then the
-// TMA load of the box whose first element is column x, row y (innermost first), into `dst`.
+// The TMA issue (thread 0): one arrival on `bar` expecting the WHOLE box's bytes (the TMA unit
+// zero-fills what lies outside the matrix), then the load of the box at column x, row y into `dst`.
 __device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t x, std::int32_t y,
                                 std::uint64_t* bar, std::uint32_t box_bytes) {
   namespace ptx = cuda::ptx;
@@ -200,27 +197,38 @@ __device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t
   ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, dst, map, coords, bar);
 }
 
+// v1's set-up in cuda::ptx (v2-v7): each full barrier counts one arrival (the expect_tx); the
+// fence orders the init before the TMA's complete_tx (async proxy); then the block meets.
+template <int N>
+__device__ inline void init_full_barriers(std::uint64_t (&full)[N]) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < N; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+  __syncthreads();
+}
+
+// The producer step of v2 and v3 (thread 0): this block's tile j, a 32 x 32 box of `map` at
+// {column, row} (innermost first), into slot j % STAGES, completing on full[j % STAGES].
+__device__ inline void load_tile(float* s_ring, const CUtensorMap* map, const TileGrid<>& g,
+                                 std::uint64_t* full, std::size_t j) {
+  const std::size_t tile = tut::block_tile(j);
+  const int s = static_cast<int>(j % STAGES);
+  load_box(s_ring + s * TILE * TILE, map, g.col0(tile), g.row0(tile), &full[s], TILE_BYTES);
+}
+
 __global__ void __launch_bounds__(THREADS)
     transpose_v2_tma_swizzle_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
   float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32] swizzled
   __shared__ __align__(8) std::uint64_t full[STAGES];
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
-  auto produce = [&](std::size_t j) {
-    const std::size_t tile = tut::block_tile(j);
-    load_box(s_ring + (j % STAGES) * TILE * TILE, &map_in_sw128, g.col0(tile), g.row0(tile),
-             &full[j % STAGES], TILE_BYTES);
-  };
+  init_full_barriers(full);
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
+    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
+      load_tile(s_ring, &map_in_sw128, g, full, j);
   tut::RingPosition<STAGES> ring;
   for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
     if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
@@ -228,9 +236,9 @@ __global__ void __launch_bounds__(THREADS)
     const float* box = s_ring + ring.slot * TILE * TILE;  // slot holds tile j, swizzled
     store_transposed(d_out, n, g.row0(tile), g.col0(tile),
                      [&](int r, int c) { return box[swizzled_128b(r, c)]; });
-    ptx::fence_proxy_async(ptx::space_shared);  // my reads -> before the TMA refill
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // my reads -> before the TMA refill
     __syncthreads();
-    if (t == 0 && j + STAGES < my_tiles) produce(j + STAGES);
+    if (t == 0 && j + STAGES < my_tiles) load_tile(s_ring, &map_in_sw128, g, full, j + STAGES);
   }
 }
 
@@ -241,9 +249,8 @@ __global__ void __launch_bounds__(THREADS)
 // SWIZZLE_128B that chunk sits at k ^ (r % 8); the 8 lanes of a quarter-warp hit 8 different
 // chunks = all 32 banks: conflict-free. The lane's floats in[r][4k..4k+3] are out[4k+i][r], so
 // the warp writes 4 output rows of 32 consecutive floats (coalesced 128-byte stores).
-// A slot holds BOXES_X boxes of BOX_ROWS x 32, side by side (a tile of BOX_ROWS x 32*BOXES_X);
-// thread 0 loads them all on one full[s] phase. Each output row receives BOX_ROWS * 4
-// contiguous bytes per box:
+// A slot holds BOXES_X boxes of BOX_ROWS x 32 side by side, all loaded on one full[s] phase.
+// Each output row receives BOX_ROWS * 4 contiguous bytes per box:
 //   v4  32 x 32,   1 box,  ring 8: 128 B per output row, a refill and a sync per 4 KiB
 //   v5  128 x 32,  1 box,  ring 4: 512 B per output row, a refill and a sync per 16 KiB
 //   v6  256 x 32,  1 box,  ring 3: 1 KiB per output row, a refill and a sync per 32 KiB
@@ -262,11 +269,7 @@ __global__ void __launch_bounds__(THREADS)
   const TileGrid<BOX_ROWS, TILE * BOXES_X> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  if (t == 0) {
-    for (int s = 0; s < RING; ++s) cuda::ptx::mbarrier_init(&full[s], 1);
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
-  }
-  __syncthreads();
+  init_full_barriers(full);
   auto boxes_in = [&](int c0) { return min(BOXES_X, (n - c0 + TILE - 1) / TILE); };  // inside
   auto produce = [&](std::size_t j) {  // one arrival expecting every box's bytes, then the loads
     const int s = static_cast<int>(j % RING);
@@ -322,19 +325,12 @@ inline void launch_transpose_v0(const float* d_in, float* d_out, int n, int sms,
   transpose_v0_cpasync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
 }
 
-inline void launch_transpose_v1(const CUtensorMap& map_in, float* d_out, int n,
-                                unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(transpose_v1_tma_ptx_kernel, THREADS, sms, per_sm, RING_SMEM);
-  transpose_v1_tma_ptx_kernel<<<grid, THREADS, RING_SMEM, s>>>(map_in, d_out, n, d_error);
-}
-
-inline void launch_transpose_v2(const CUtensorMap& map_in_sw128, float* d_out, int n,
-                                unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(transpose_v2_tma_swizzle_kernel, THREADS, sms, per_sm, RING_SMEM);
-  transpose_v2_tma_swizzle_kernel<<<grid, THREADS, RING_SMEM, s>>>(map_in_sw128, d_out, n,
-                                                                   d_error);
+// v1 or v2 (`kernel`): the 8-slot ring of 32 x 32 boxes of `map`.
+using RingKernel = void (*)(const CUtensorMap, float*, int, unsigned*);
+inline void launch_transpose_ring(RingKernel kernel, const CUtensorMap& map, float* d_out, int n,
+                                  unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, per_sm, RING_SMEM);
+  kernel<<<grid, THREADS, RING_SMEM, s>>>(map, d_out, n, d_error);
 }
 
 // v4-v7: RING slots of BOXES_X boxes of BOX_ROWS x 32 (the map's box must be BOX_ROWS x 32).

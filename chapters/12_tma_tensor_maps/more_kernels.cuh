@@ -1,5 +1,6 @@
-// Chapter 12, second part: v3 (TMA load + TMA store), the negative v9, and the probe kernel
-// the tests use to look at one box. Read kernels.cuh first; main.cu includes it before this.
+// Chapter 12, second part: v3 (TMA load + TMA store) and the probe kernel the tests use to
+// look at one box. Read kernels.cuh first; main.cu includes it before this. The negative v9 is
+// in tests/negatives/12_tma_tensor_maps.cuh.
 #pragma once
 
 #include <cuda.h>
@@ -30,18 +31,10 @@ __global__ void __launch_bounds__(THREADS)
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
-  auto produce = [&](std::size_t j) {
-    const std::size_t tile = tut::block_tile(j);
-    load_box(s_ring + (j % STAGES) * TILE * TILE, &map_in_sw128, g.col0(tile), g.row0(tile),
-             &full[j % STAGES], TILE_BYTES);
-  };
+  init_full_barriers(full);
   if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
+    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
+      load_tile(s_ring, &map_in_sw128, g, full, j);
   tut::RingPosition<STAGES> ring;
   for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
     const bool landed = tut::wait_parity_bounded(&full[ring.slot], ring.phase);
@@ -68,50 +61,10 @@ __global__ void __launch_bounds__(THREADS)
       ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, out_coords,
                                 stage);
       ptx::cp_async_bulk_commit_group();
-      if (j + STAGES < my_tiles) produce(j + STAGES);
+      if (j + STAGES < my_tiles) load_tile(s_ring, &map_in_sw128, g, full, j + STAGES);
     }
   }
   if (t == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // epilogue: stores complete
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): v2 with the box coordinates given row first
-// ---------------------------------------------------------------------------------------------
-// TMA coordinates go innermost first, {column, row}. Given {row, column}, every tile loads its
-// mirror image across the diagonal: only diagonal tiles come out right.
-__global__ void __launch_bounds__(THREADS)
-    transpose_v9_swapped_coords_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
-                                       float* __restrict__ d_out, int n, unsigned* d_error) {
-  namespace ptx = cuda::ptx;
-  float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());
-  __shared__ __align__(8) std::uint64_t full[STAGES];
-  const TileGrid<> g(n);
-  const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
-  }
-  __syncthreads();
-  auto produce = [&](std::size_t j) {
-    const std::size_t tile = tut::block_tile(j);
-    load_box(s_ring + (j % STAGES) * TILE * TILE, &map_in_sw128,
-             g.row0(tile), g.col0(tile),  // BUG: {row, column}; TMA wants {column, row}
-             &full[j % STAGES], TILE_BYTES);
-  };
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
-  tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
-    if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
-    const std::size_t tile = tut::block_tile(j);
-    const float* box = s_ring + ring.slot * TILE * TILE;
-    store_transposed(d_out, n, g.row0(tile), g.col0(tile),
-                     [&](int r, int c) { return box[swizzled_128b(r, c)]; });
-    ptx::fence_proxy_async(ptx::space_shared);
-    __syncthreads();
-    if (t == 0 && j + STAGES < my_tiles) produce(j + STAGES);
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -145,14 +98,6 @@ inline void launch_transpose_v3(const CUtensorMap& map_in_sw128, const CUtensorM
       tut::persistent_grid(transpose_v3_tma_store_kernel, THREADS, sms, per_sm, STORE_SMEM);
   transpose_v3_tma_store_kernel<<<grid, THREADS, STORE_SMEM, s>>>(map_in_sw128, map_out, n,
                                                                   d_error);
-}
-
-inline void launch_transpose_v9(const CUtensorMap& map_in_sw128, float* d_out, int n,
-                                unsigned* d_error, int sms, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(transpose_v9_swapped_coords_kernel, THREADS, sms, 0, RING_SMEM);
-  transpose_v9_swapped_coords_kernel<<<grid, THREADS, RING_SMEM, s>>>(map_in_sw128, d_out, n,
-                                                                      d_error);
 }
 
 // One block; the box whose first element is column x, row y, raw (swizzled as the map says).

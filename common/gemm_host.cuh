@@ -26,15 +26,15 @@
 #include "verify.hpp"
 
 /// Check a cuBLAS call; on failure print the status, the expression and file:line, exit 1.
-#define CUBLAS_CHECK(expr)                                                                 \
-  do {                                                                                     \
-    const cublasStatus_t tut_cublas_status_ = (expr);                                      \
-    if (tut_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                     \
-      std::fprintf(stderr, "cuBLAS error %d (%s)\n  in: %s\n  at %s:%d\n",                 \
-                   static_cast<int>(tut_cublas_status_),                                   \
-                   cublasGetStatusString(tut_cublas_status_), #expr, __FILE__, __LINE__);  \
-      std::exit(tut::kExitCudaError);                                                      \
-    }                                                                                      \
+#define CUBLAS_CHECK(expr)                                                                \
+  do {                                                                                    \
+    const cublasStatus_t tut_cublas_status_ = (expr);                                     \
+    if (tut_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                                    \
+      std::fprintf(stderr, "cuBLAS error %d (%s)\n  in: %s\n  at %s:%d\n",                \
+                   static_cast<int>(tut_cublas_status_),                                  \
+                   cublasGetStatusString(tut_cublas_status_), #expr, __FILE__, __LINE__); \
+      std::exit(tut::kExitCudaError);                                                     \
+    }                                                                                     \
   } while (0)
 
 namespace tut {
@@ -74,8 +74,8 @@ inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
 ///        in boxes of [box_rows x box_cols] elements. Coordinates are innermost first (column,
 ///        row). Box elements outside the matrix are read as zeros and never written.
 inline CUtensorMap make_2d_tensor_map(CUtensorMapDataType type, const void* base, int rows,
-                                      int cols, std::uint64_t row_bytes, int box_rows,
-                                      int box_cols, CUtensorMapSwizzle swizzle,
+                                      int cols, std::uint64_t row_bytes, int box_rows, int box_cols,
+                                      CUtensorMapSwizzle swizzle,
                                       CUtensorMapL2promotion l2_promotion) {
   static const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
   CUtensorMap map;
@@ -97,8 +97,14 @@ inline CUtensorMap make_2d_tensor_map(CUtensorMapDataType type, const void* base
 template <class T>
 struct GemmProblem {
   GemmProblem(int m, int n, int k, int b_rows, int ld_a, int ld_b, int ld_c)
-      : M(m), N(n), K(k), lda(ld_a), ldb(ld_b), ldc(ld_c),
-        d_a(static_cast<std::size_t>(m) * ld_a), d_b(static_cast<std::size_t>(b_rows) * ld_b),
+      : M(m),
+        N(n),
+        K(k),
+        lda(ld_a),
+        ldb(ld_b),
+        ldc(ld_c),
+        d_a(static_cast<std::size_t>(m) * ld_a),
+        d_b(static_cast<std::size_t>(b_rows) * ld_b),
         d_c(static_cast<std::size_t>(m) * ld_c) {}
 
   void poison(cudaStream_t s) {
@@ -138,8 +144,8 @@ struct GemmProblem {
   DeviceBuffer<T> d_a, d_b, d_c;
   ErrorWord error;
   CublasHandle blas;
-  std::vector<float> want;  ///< the M x N product the check compares with
-  std::string oracle;       ///< who computed it: "CPU fp64" or "cuBLAS"
+  std::vector<float> want;              ///< the M x N product the check compares with
+  std::string oracle;                   ///< who computed it: "CPU fp64" or "cuBLAS"
   double abs_tol = 0.0, rel_tol = 0.0;  ///< |got - want| <= abs_tol + rel_tol |want|
 };
 

@@ -1,4 +1,5 @@
-// Chapter 13, host side: the CPU reference, the Problem, the check sizes and the variant list.
+// Chapter 13, host side: the CPU reference, the Problem, the check sizes, the cluster-size
+// query and the variant list (the negative: tests/negatives/13_clusters_multicast.cuh).
 // main.cu includes kernels.cuh and more_kernels.cuh before this file.
 #pragma once
 
@@ -46,13 +47,13 @@ struct Problem {
     h_table.resize(ROW_WORDS);
     tut::fill_unique_words(h_table.data(), ROW_WORDS, cfg.seed ^ 0x7ab1e);
     d_table.upload(h_table);
+    want = reference_broadcast_add(h_in, h_table);  // every Problem is checked before it is timed
   }
   void poison(cudaStream_t s) {
     d_out.poison(s);
     d_error.clear(s);
   }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    if (want.empty()) want = reference_broadcast_add(h_in, h_table);
     return tut::compare_words_and_error(s, d_out, want, d_error);
   }
   // Bytes of in + out; the table's traffic (per block, or per cluster) is what ncu shows.
@@ -61,15 +62,14 @@ struct Problem {
     return tut::format_bytes(double(cfg.size)) + " per buffer, " +
            std::to_string(cluster_grid(n_words)) + " blocks";
   }
+  BroadcastArgs args() {
+    return {d_in.data(), d_table.data(), d_out.data(), n_words, d_error.data()};
+  }
   // A <<<>>> launch (cluster: the kernel's __cluster_dims__, 1 for none) or a clustered one.
   void plain(BroadcastKernel kernel, int cluster, cudaStream_t s) {
-    launch_plain(kernel, cluster, d_in.data(), d_table.data(), d_out.data(), n_words,
-                 d_error.data(), s);
+    launch_plain(kernel, cluster, args(), s);
   }
-  void clustered(BroadcastKernel kernel, cudaStream_t s) {
-    launch_clustered(kernel, d_in.data(), d_table.data(), d_out.data(), n_words, d_error.data(),
-                     s);
-  }
+  void clustered(BroadcastKernel kernel, cudaStream_t s) { launch_clustered(kernel, args(), s); }
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -77,6 +77,27 @@ struct Problem {
   tut::ErrorWord d_error;
   std::vector<std::uint32_t> h_in, h_table, want;
 };
+
+}  // namespace ch13
+
+#include "tests/negatives/13_clusters_multicast.cuh"
+
+namespace ch13 {
+
+/// The largest cluster the GPU can co-schedule for `kernel` with this block size and shared
+/// memory (it depends on both, and on the GPU's GPC layout: not always 16, not always 8).
+inline int max_cluster_size(BroadcastKernel kernel, bool allow_non_portable) {
+  prepare(kernel);
+  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
+                                  allow_non_portable ? 1 : 0));
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(16 * CLUSTER);
+  config.blockDim = dim3(THREADS);
+  config.dynamicSmemBytes = SMEM_BYTES;
+  int size = 0;
+  CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&size, kernel, &config));
+  return size;
+}
 
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
@@ -100,10 +121,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v5_dsmem_push", "v5 cluster4 DSMEM push",
         "cudaLaunchKernelEx: the loading block stores the tile into peers via map_shared_rank",
         [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v5_dsmem_push_kernel, s); });
-  v.add("v9_bad_mask", "v9 BROKEN: mask omits rank 3",
-        "negative: multicast mask 0b0111; rank 3's tiles never arrive; bounded waits give up",
-        [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v9_bad_mask_kernel, s); })
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 

@@ -11,10 +11,11 @@
 // clusters in groups of CLUSTER (group g = rows g*C .. g*C+C-1, rank k takes row g*C + k);
 // cluster c walks groups c, c + clusters, ... so the kernels are correct for any grid.
 //
-// This file: the helpers, v0 (every block loads every table tile itself: chapter 11), v3 (one
-// multicast per table tile, raw PTX) and v4 (the same through cuda::ptx). more_kernels.cuh:
-// the peer-to-peer alternatives v1 (DSMEM pull), v2 (st.async push), v5 (DSMEM store push)
-// and the negative v9. host.cuh: the reference, the Problem, the variant list.
+// This file: the helpers, v0 (every block loads every table tile itself: chapter 11), the
+// cluster ring and v3 (one multicast per table tile, raw PTX). more_kernels.cuh: v4 (v3 through
+// cuda::ptx) and the peer-to-peer alternatives v1 (DSMEM pull), v2 (st.async push), v5 (DSMEM
+// store push). host.cuh: the reference, the Problem, the variant list. The negative v9 is in
+// tests/negatives/13_clusters_multicast.cuh.
 //
 // Needs compute capability 9.0 and CUDA 12.8 or newer. Built for sm_90a: ptxas accepts
 // .multicast::cluster for sm_90 only with an advisory warning, and CCCL exposes it only for
@@ -39,12 +40,13 @@
 namespace ch13 {
 
 namespace cg = cooperative_groups;
+namespace ptx = cuda::ptx;
 
 constexpr int THREADS = 256;
-constexpr int CLUSTER = 4;                             // blocks per cluster (portable limit: 8)
-constexpr int ROW_WORDS = 16384;                       // 64 KiB per row, and the table
-constexpr int TILE_WORDS = 2048;                       // 8 KiB tiles
-constexpr int TILE_VECS = TILE_WORDS / 4;              // 512 x 16 B
+constexpr int CLUSTER = 4;                 // blocks per cluster (portable limit: 8)
+constexpr int ROW_WORDS = 16384;           // 64 KiB per row, and the table
+constexpr int TILE_WORDS = 2048;           // 8 KiB tiles
+constexpr int TILE_VECS = TILE_WORDS / 4;  // 512 x 16 B
 constexpr int TILE_BYTES = TILE_WORDS * 4;
 constexpr int TILES_PER_ROW = ROW_WORDS / TILE_WORDS;  // 8
 constexpr int STAGES = 4;                              // slots: [row tile | table tile] x 4
@@ -55,13 +57,6 @@ static_assert(ROW_WORDS % TILE_WORDS == 0 && TILE_VECS % THREADS == 0, "whole ti
 // t = j % TILES_PER_ROW. These make every slot's owner fixed, so a peer's slot is only ever
 // written by one path (never by both a TMA and DSMEM stores).
 static_assert(STAGES % CLUSTER == 0 && TILES_PER_ROW % STAGES == 0, "one owner per slot");
-
-// mapa: the shared::cluster address of the same variable in block `rank` of the cluster.
-__device__ inline std::uint32_t ptx_mapa(std::uint32_t local_smem, std::uint32_t rank) {
-  std::uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local_smem), "r"(rank));
-  return remote;
-}
 
 // One bulk load delivered to every block whose bit is set in `cta_mask`, at the same offsets
 // (`dst`, `bar`) in each block's shared memory; each block's mbarrier gets complete_tx(bytes).
@@ -108,6 +103,15 @@ struct RowWalk {
   }
 };
 
+// Every kernel's one parameter: the buffers and the error word its bounded waits report to.
+struct BroadcastArgs {
+  const std::uint32_t* in;     // n_words: rows of ROW_WORDS, the last one ragged
+  const std::uint32_t* table;  // ROW_WORDS
+  std::uint32_t* out;          // n_words
+  std::size_t n_words;
+  unsigned* error;
+};
+
 // The consumer step: out = row tile + table tile, 16 bytes at a time (`tab` may point into a
 // peer's shared memory: v1).
 __device__ inline void add_tile(std::uint32_t* __restrict__ d_out, const uint4* row,
@@ -122,129 +126,171 @@ __device__ inline void add_tile(std::uint32_t* __restrict__ d_out, const uint4* 
   }
 }
 
+// Whose full[s] counts the table tile's bytes: every block's (it lands in each by a counted
+// copy: bulk load, multicast, st.async), or only its owner's (peers use uncounted DSMEM ld/st).
+enum class TableCount { every_block, owner_only };
+
+// One block's ring, the part every variant shares: slot s is [row tile | table tile] in the
+// dynamic shared memory, and full[s] (the kernel's) counts the bytes that land in it. The row
+// part is always this block's own bulk load; the variants differ in how the table part gets
+// there.
+template <int C>
+struct BlockRing {
+  BroadcastArgs a;
+  RowWalk<C> walk;
+  std::uint64_t* full;  // [STAGES]
+  TableCount count;
+  uint4* slots;  // [STAGES row tiles][STAGES table tiles]
+  __device__ BlockRing(const BroadcastArgs& args, std::uint64_t* full_,
+                       TableCount count_ = TableCount::every_block)
+      : a(args), walk(args.n_words), full(full_), count(count_) {
+    extern __shared__ __align__(128) unsigned char smem_raw[];
+    slots = reinterpret_cast<uint4*>(smem_raw);
+  }
+  __device__ uint4* row_slot(std::size_t s) const { return slots + s * TILE_VECS; }
+  __device__ uint4* tab_slot(std::size_t s) const { return slots + (STAGES + s) * TILE_VECS; }
+  __device__ bool owns(std::size_t j) const { return walk.owner(j) == walk.rank; }
+  __device__ const std::uint32_t* table_tile(std::size_t j) const {
+    return a.table + walk.table_tile(j) * TILE_WORDS;
+  }
+  // Thread 0: full[s]'s one arrival for ring tile j, owing the row bytes and the table bytes
+  // this block counts.
+  __device__ void expect(std::size_t j) const {
+    const bool counted = count == TableCount::every_block || owns(j);
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[j % STAGES],
+                                         walk.row_bytes(j) + (counted ? TILE_BYTES : 0u));
+  }
+  // Thread 0: this block's row tile j into slot j % STAGES (nothing past the end of `in`).
+  __device__ void load_row(std::size_t j) const {
+    if (walk.row_bytes(j) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slot(j % STAGES),
+                         a.in + walk.word(j), walk.row_bytes(j), &full[j % STAGES]);
+  }
+  // Thread 0: table tile j into this block's own slot, counted on its own full[s].
+  __device__ void load_table(std::size_t j) const {
+    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slot(j % STAGES), table_tile(j),
+                       TILE_BYTES, &full[j % STAGES]);
+  }
+  // Every thread: its share of out tile j = row slot + `tab` (this block's slot or a peer's).
+  __device__ void add(std::size_t j, const uint4* tab) const {
+    add_tile(a.out + walk.word(j), row_slot(j % STAGES), tab, walk.row_bytes(j));
+  }
+};
+
+// A bounded wait's verdict made block-uniform (a block takes every later barrier together);
+// thread 0 records a give-up in the error word.
+__device__ inline bool block_gave_up(bool landed, unsigned* error) {
+  const bool failed = __syncthreads_or(!landed) != 0;
+  if (failed && threadIdx.x == 0) atomicOr(error, tut::kErrorWaitTimedOut);
+  return failed;
+}
+
 // ---------------------------------------------------------------------------------------------
 // v0: no cluster - every block bulk-loads its row tile AND the table tile itself (chapter 11)
 // ---------------------------------------------------------------------------------------------
 // full[s] (count 1 + bytes): phase n <=> ring tile s + n*STAGES (row part and table part) has
 // landed. Slots are released by a __syncthreads, after a proxy fence: the reads are generic,
 // the refill is a TMA write (async proxy).
-__global__ void __launch_bounds__(THREADS)
-    broadcast_v0_bulk_kernel(const std::uint32_t* __restrict__ d_in,
-                             const std::uint32_t* __restrict__ d_table,
-                             std::uint32_t* __restrict__ d_out, std::size_t n_words,
-                             unsigned* d_error) {
-  namespace ptx = cuda::ptx;
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  uint4* s_row = reinterpret_cast<uint4*>(smem_raw);  // [STAGES][TILE_VECS]
-  uint4* s_tab = s_row + STAGES * TILE_VECS;          // [STAGES][TILE_VECS]
+__global__ void __launch_bounds__(THREADS) broadcast_v0_bulk_kernel(BroadcastArgs a) {
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const RowWalk<1> walk(n_words);
-  const int t = threadIdx.x;
-  if (t == 0) {
+  const BlockRing<1> my(a, full);
+  if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
     ptx::fence_proxy_async(ptx::space_shared);
   }
   __syncthreads();
   auto produce = [&](std::size_t j) {
-    const int s = static_cast<int>(j % STAGES);
-    const std::uint32_t rb = walk.row_bytes(j);
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[s], rb + TILE_BYTES);
-    if (rb != 0)
-      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_row + s * TILE_VECS,
-                         d_in + walk.word(j), rb, &full[s]);
-    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_tab + s * TILE_VECS,
-                       d_table + walk.table_tile(j) * TILE_WORDS, TILE_BYTES, &full[s]);
+    my.expect(j);
+    my.load_row(j);
+    my.load_table(j);
   };
-  if (t == 0)
-    for (std::size_t j = 0; j < walk.tiles && j < STAGES; ++j) produce(j);
+  if (threadIdx.x == 0)
+    for (std::size_t j = 0; j < my.walk.tiles && j < STAGES; ++j) produce(j);
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < walk.tiles; ++j, ring.advance()) {
-    const bool landed = tut::wait_parity_bounded(&full[ring.slot], ring.phase);
-    if (__syncthreads_or(!landed)) {  // block-uniform: nobody is left at a later barrier
-      if (t == 0) atomicOr(d_error, tut::kErrorWaitTimedOut);
-      return;
-    }
-    add_tile(d_out + walk.word(j), s_row + ring.slot * TILE_VECS, s_tab + ring.slot * TILE_VECS,
-             walk.row_bytes(j));
+  for (std::size_t j = 0; j < my.walk.tiles; ++j, ring.advance()) {
+    if (block_gave_up(tut::wait_parity_bounded(&full[ring.slot], ring.phase), a.error)) return;
+    my.add(j, my.tab_slot(ring.slot));
     ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the TMA refill
     __syncthreads();
-    if (t == 0 && j + STAGES < walk.tiles) produce(j + STAGES);
+    if (threadIdx.x == 0 && j + STAGES < my.walk.tiles) produce(j + STAGES);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The cluster ring: v3's protocol, which every cluster variant runs
+// ---------------------------------------------------------------------------------------------
+// 1. Thread 0 of every block initialises its full[s] (count 1) and publishes it cluster-wide
+//    (fence.mbarrier_init.release.cluster, then step 2's cluster barrier): peers' copies will
+//    complete_tx on it.
+// 2. expect_sync_issue: each block posts arrive.expect_tx on ITS OWN full[s]; a cluster
+//    barrier; then each block loads its row tile and the variant's `issue_table` sends the
+//    table tile. No copy can reach a phase whose expectation is not posted.
+// 3. consume(j, s, phase, failed), the variant's: wait on full[s], bring the table tile to the
+//    add, add, fence the slot reads for the async proxy (the next write is a TMA write).
+// 4. Step 2 for tile j + STAGES: its cluster barrier frees slot s in every block, and is also
+//    the exit rule: no block exits while a peer may still write its shared memory.
+// A block whose wait gives up stops producing and consuming but keeps taking every cluster
+// barrier, so its peers are never left waiting; they time out too if they needed its tiles.
+template <class IssueTable>
+__device__ void expect_sync_issue(const BlockRing<CLUSTER>& my, std::size_t first,
+                                  std::size_t count, bool leader, IssueTable issue_table) {
+  const std::size_t last = first + count < my.walk.tiles ? first + count : my.walk.tiles;
+  // EXERCISE-BEGIN: step 2 for tiles first .. last - 1: the leader posts their expectations, the whole cluster meets (every thread of every block, leader or not), and only then does the leader issue their copies (the row tile, then issue_table)
+  if (leader)
+    for (std::size_t j = first; j < last; ++j) my.expect(j);
+  cg::this_cluster().sync();  // every peer has posted its expectations and left those slots
+  if (leader)
+    for (std::size_t j = first; j < last; ++j) {
+      my.load_row(j);
+      issue_table(j);
+    }
+  // EXERCISE-STUB: (void)last, (void)leader, (void)issue_table;
+  // EXERCISE-STUB: cg::this_cluster().sync();  // keep: every block takes every cluster barrier
+  // EXERCISE-END
+}
+
+template <class IssueTable, class Consume>
+__device__ void cluster_ring(const BlockRing<CLUSTER>& my, IssueTable issue_table,
+                             Consume consume) {
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&my.full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+  }
+  expect_sync_issue(my, 0, STAGES, threadIdx.x == 0, issue_table);
+  bool failed = false;  // block-uniform
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t j = 0; j < my.walk.tiles; ++j, ring.advance()) {
+    failed = consume(j, ring.slot, ring.phase, failed);
+    expect_sync_issue(my, j + STAGES, 1, threadIdx.x == 0 && !failed, issue_table);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // v3: one multicast bulk load per table tile, for the whole cluster (raw PTX)
 // ---------------------------------------------------------------------------------------------
-// 1. Thread 0 of every block initialises its full[s] (count 1) and publishes the
-//    initialisation cluster-wide (fence.mbarrier_init.release.cluster + the cluster barrier):
-//    peers' multicasts will complete_tx on it.
-// 2. expect: each block posts arrive.expect_tx(row bytes + table tile) on ITS OWN full[s],
-//    whoever delivers the table bytes; then a cluster barrier; then issue: each block loads its
-//    row tile, and the tile's owner (rank t % 4) issues ONE multicast of the table tile to all
-//    four blocks. Expect-before-barrier-before-issue means no multicast can reach a phase whose
-//    expectation is not posted: the transaction count never goes below zero.
-// 3. Every block waits on full[s] at cluster scope (peers' copies complete it), adds, fences its
-//    reads for the async proxy, and meets the cluster at the end of the tile: slot s is free in
-//    every block, so the next multicast into it may start. That barrier is also the exit rule:
-//    no block exits while a peer may still write its shared memory.
-// A block whose wait gives up stops producing and consuming but keeps taking every cluster
-// barrier, so its peers are never left waiting; they time out too if they needed its tiles.
-__global__ void __launch_bounds__(THREADS)
-    broadcast_v3_multicast_ptx_kernel(const std::uint32_t* __restrict__ d_in,
-                                      const std::uint32_t* __restrict__ d_table,
-                                      std::uint32_t* __restrict__ d_out, std::size_t n_words,
-                                      unsigned* d_error) {
-  namespace ptx = cuda::ptx;
-  extern __shared__ __align__(128) unsigned char smem_raw[];
-  uint4* s_row = reinterpret_cast<uint4*>(smem_raw);
-  uint4* s_tab = s_row + STAGES * TILE_VECS;
+// Every block expects the whole table tile on its own full[s]; its owner (rank j % 4) issues
+// ONE multicast to all four blocks, so each waits at cluster scope (a peer's copy completes it).
+__global__ void __launch_bounds__(THREADS) broadcast_v3_multicast_ptx_kernel(BroadcastArgs a) {
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const RowWalk<CLUSTER> walk(n_words);
-  const int t = threadIdx.x;
-  if (t == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
-  }
-  auto expect = [&](std::size_t j) {
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[j % STAGES], walk.row_bytes(j) + TILE_BYTES);
-  };
-  auto issue = [&](std::size_t j) {
-    const int s = static_cast<int>(j % STAGES);
-    if (walk.row_bytes(j) != 0)
-      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, s_row + s * TILE_VECS,
-                         d_in + walk.word(j), walk.row_bytes(j), &full[s]);
-    // EXERCISE-BEGIN: the table tile: its owner alone asks the TMA unit for ONE copy that lands in slot s of every block of the cluster (one mask bit per rank) and completes on each block's own full[s]
-    if (walk.owner(j) == walk.rank)
-      ptx_bulk_load_multicast(s_tab + s * TILE_VECS, d_table + walk.table_tile(j) * TILE_WORDS,
-                              TILE_BYTES, &full[s], (1u << CLUSTER) - 1);
+  const BlockRing<CLUSTER> my(a, full);
+  auto issue_table = [&](std::size_t j) {
+    // EXERCISE-BEGIN: the table tile: its owner alone asks the TMA unit for ONE copy that lands in slot j % STAGES of every block of the cluster (one mask bit per rank) and completes on each block's own full barrier of that slot
+    if (my.owns(j))
+      ptx_bulk_load_multicast(my.tab_slot(j % STAGES), my.table_tile(j), TILE_BYTES,
+                              &full[j % STAGES], (1u << CLUSTER) - 1);
+    // EXERCISE-STUB: (void)j;
     // EXERCISE-END
   };
-  if (t == 0)
-    for (std::size_t j = 0; j < walk.tiles && j < STAGES; ++j) expect(j);
-  cg::this_cluster().sync();  // barriers and expectations visible cluster-wide
-  if (t == 0)
-    for (std::size_t j = 0; j < walk.tiles && j < STAGES; ++j) issue(j);
-  bool failed = false;  // block-uniform
-  tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < walk.tiles; ++j, ring.advance()) {
-    if (!failed) {
-      failed = __syncthreads_or(!tut::wait_parity_bounded_cluster(&full[ring.slot], ring.phase));
-      if (failed && t == 0) atomicOr(d_error, tut::kErrorWaitTimedOut);
-    }
-    if (!failed)
-      add_tile(d_out + walk.word(j), s_row + ring.slot * TILE_VECS,
-               s_tab + ring.slot * TILE_VECS, walk.row_bytes(j));
-    // EXERCISE-BEGIN: release slot s cluster-wide and refill it: order this thread's slot reads before the next asynchronous write into the slot, post tile j + STAGES's expectation before every block of the cluster is known to be done with the slot, and issue its copies only after that
+  auto consume = [&](std::size_t j, int s, std::uint32_t phase, bool failed) {
+    if (!failed) failed = block_gave_up(tut::wait_parity_bounded_cluster(&full[s], phase), a.error);
+    if (!failed) my.add(j, my.tab_slot(s));
+    // EXERCISE-BEGIN: order this thread's slot reads before the next asynchronous (TMA) write into the slot
     ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the next TMA write
-    const bool refill = t == 0 && !failed && j + STAGES < walk.tiles;
-    if (refill) expect(j + STAGES);
-    cg::this_cluster().sync();  // every block is done with slot s
-    if (refill) issue(j + STAGES);
-    // EXERCISE-STUB: cg::this_cluster().sync();  // keep: every block takes every cluster barrier
     // EXERCISE-END
-  }
+    return failed;
+  };
+  cluster_ring(my, issue_table, consume);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -252,8 +298,7 @@ __global__ void __launch_bounds__(THREADS)
 // loads and the cluster barriers); the harness's lap check caps the grid at whole clusters,
 // and the kernels then walk several groups each.
 // ---------------------------------------------------------------------------------------------
-using BroadcastKernel = void (*)(const std::uint32_t*, const std::uint32_t*, std::uint32_t*,
-                                 std::size_t, unsigned*);
+using BroadcastKernel = void (*)(BroadcastArgs);
 
 // Blocks that cover every row in whole clusters of `cluster` (uncapped).
 inline unsigned cluster_grid(std::size_t n_words, int cluster = CLUSTER) {
@@ -275,22 +320,19 @@ inline int prepare(BroadcastKernel kernel) {
 }
 
 // <<<>>> launch; the cluster shape is the kernel's __cluster_dims__ (`cluster`), or none (1).
-inline void launch_plain(BroadcastKernel kernel, int cluster, const std::uint32_t* d_in,
-                         const std::uint32_t* d_table, std::uint32_t* d_out, std::size_t n_words,
-                         unsigned* d_error, cudaStream_t s) {
+inline void launch_plain(BroadcastKernel kernel, int cluster, const BroadcastArgs& a,
+                         cudaStream_t s) {
   const int per_sm = prepare(kernel);
-  const unsigned grid = tut::apply_grid_cap(cluster_grid(n_words, cluster), cluster);
+  const unsigned grid = tut::apply_grid_cap(cluster_grid(a.n_words, cluster), cluster);
   tut::record_grid(grid, per_sm);
-  kernel<<<grid, THREADS, SMEM_BYTES, s>>>(d_in, d_table, d_out, n_words, d_error);
+  kernel<<<grid, THREADS, SMEM_BYTES, s>>>(a);
 }
 
 // cudaLaunchKernelEx with a cluster-dimension attribute: the run-time way to ask for clusters.
-inline void launch_clustered(BroadcastKernel kernel, const std::uint32_t* d_in,
-                             const std::uint32_t* d_table, std::uint32_t* d_out,
-                             std::size_t n_words, unsigned* d_error, cudaStream_t s) {
+inline void launch_clustered(BroadcastKernel kernel, const BroadcastArgs& a, cudaStream_t s) {
   const int per_sm = prepare(kernel);
   cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(tut::apply_grid_cap(cluster_grid(n_words), CLUSTER));  // whole clusters
+  config.gridDim = dim3(tut::apply_grid_cap(cluster_grid(a.n_words), CLUSTER));  // whole clusters
   config.blockDim = dim3(THREADS);
   config.dynamicSmemBytes = SMEM_BYTES;
   config.stream = s;
@@ -302,22 +344,7 @@ inline void launch_clustered(BroadcastKernel kernel, const std::uint32_t* d_in,
   config.attrs = attr;
   config.numAttrs = 1;
   tut::record_grid(config.gridDim.x, per_sm);
-  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, d_in, d_table, d_out, n_words, d_error));
-}
-
-/// The largest cluster the GPU can co-schedule for `kernel` with this block size and shared
-/// memory (it depends on both, and on the GPU's GPC layout: not always 16, not always 8).
-inline int max_cluster_size(BroadcastKernel kernel, bool allow_non_portable) {
-  prepare(kernel);
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed,
-                                  allow_non_portable ? 1 : 0));
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(16 * CLUSTER);
-  config.blockDim = dim3(THREADS);
-  config.dynamicSmemBytes = SMEM_BYTES;
-  int size = 0;
-  CUDA_CHECK(cudaOccupancyMaxPotentialClusterSize(&size, kernel, &config));
-  return size;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, a));
 }
 
 }  // namespace ch13

@@ -1,6 +1,6 @@
 // Chapter 13 driver: builds the chapter description and hands it to the harness.
-// The lesson is in kernels.cuh (v0, v3), more_kernels.cuh (v1, v2, v4, v5, v9) and README.md;
-// host.cuh holds the Problem and the variant list.
+// The lesson is in kernels.cuh (v0, the cluster ring, v3), more_kernels.cuh (v4, v1, v2, v5)
+// and README.md; host.cuh holds the Problem and the variant list.
 #include "kernels.cuh"  // first, and by its short name: an exercise copy finds its own
 #include "chapters/13_clusters_multicast/more_kernels.cuh"
 #include "chapters/13_clusters_multicast/host.cuh"
@@ -11,12 +11,8 @@ int main(int argc, char** argv) {
   ch.title = "Chapter 13: clusters, distributed shared memory, TMA multicast";
   ch.min_cc_major = 9;  // clusters, DSMEM, st.async, multicast: sm_90
   ch.min_cc_minor = 0;
-  ch.size_help = "bytes of the input (and output), a multiple of 16; rows of 64 KiB (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
-  ch.check_sizes = ch13::kCheckSizes;  // why these: host.cuh
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
+  tut::set_buffer_sizes(ch, 16, "; rows of 64 KiB");  // in and out; default 1 GiB
+  ch.check_sizes = ch13::kCheckSizes;                  // why these: host.cuh
   ch.variants = ch13::variants();
   // The lesson: one multicast per table tile for a cluster of 4, against every block loading
   // the table itself (both one block per row, the same grid).

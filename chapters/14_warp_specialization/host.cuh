@@ -70,9 +70,10 @@ struct Problem {
            std::to_string(intensity) + " LCG steps per word";
   }
 
-  const uint4* in() const { return reinterpret_cast<const uint4*>(d_in.data()); }
-  uint4* out() { return reinterpret_cast<uint4*>(d_out.data()); }
-  std::size_t n_vecs() const { return n_words / 4; }
+  WsArgs args() {
+    return {reinterpret_cast<const uint4*>(d_in.data()), reinterpret_cast<uint4*>(d_out.data()),
+            n_words / 4, intensity, error.data()};
+  }
   int sms() const { return cfg.device.sm_count; }
   int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }
 
@@ -92,17 +93,15 @@ namespace ch14 {
 
 template <int NSTAGES, int RING_OFFSET = 0>
 void launch_v1(Problem& p, cudaStream_t s) {
-  launch_ws_v1<NSTAGES, RING_OFFSET>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(),
-                                     p.sms(), p.blocks_per_sm(), s);
+  launch_ws_v1<NSTAGES, RING_OFFSET>(p.args(), p.sms(), p.blocks_per_sm(), s);
 }
 
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  v.add("v0_pipeline", "v0 cuda::pipeline 4-stage",
-        "Ampere-style: producer warp's 32 lanes cp.async 16 B, block-scope pipeline",
-        [](Problem& p, cudaStream_t s) {
-          launch_ws_v0<4>(p.in(), p.out(), p.n_vecs(), p.intensity, p.sms(), p.blocks_per_sm(), s);
-        });
+  v.add(
+      "v0_pipeline", "v0 cuda::pipeline 4-stage",
+      "Ampere-style: producer warp's 32 lanes cp.async 16 B, block-scope pipeline",
+      [](Problem& p, cudaStream_t s) { launch_ws_v0<4>(p.args(), p.sms(), p.blocks_per_sm(), s); });
   const std::string what = "1 producer warp (TMA 16 KiB bulk copies) + 4 consumer warps, ";
   v.add("v1_ws_s2", "v1 warp-spec TMA 2-stage", what + "2 slots", launch_v1<2>);
   v.add("v1_ws_s3", "v1 warp-spec TMA 3-stage", what + "3 slots", launch_v1<3>);
@@ -121,28 +120,27 @@ inline std::vector<tut::Variant<Problem>> variants() {
 // run is checked like any other run.
 constexpr std::uint64_t kTimelineBytes = 64u << 20;
 
+// One traced run of v1 with NSTAGES slots, described by `kt` (its lanes: the producer warp,
+// then the consumer warps).
 template <int NSTAGES>
-bool trace_v1(Problem& p, cudaStream_t s, const std::string& key, const std::string& title,
-              std::vector<tut::KernelTrace>& out) {
-  const unsigned grid = ws_v1_grid<NSTAGES, 0, tut::TraceOn>(p.sms(), p.blocks_per_sm());
-  tut::TraceRecorder rec({grid, 1 + CONSUMER_WARPS, 256});
-  tut::KernelTrace kt{key, title, {"producer (warp 0)"}, {}};
-  for (int w = 1; w <= CONSUMER_WARPS; ++w)
-    kt.lane_names.push_back("consumer warp " + std::to_string(w));
+bool trace_v1(Problem& p, cudaStream_t s, tut::KernelTrace kt, std::vector<tut::KernelTrace>& out) {
+  tut::TraceRecorder rec(
+      {ws_v1_grid<NSTAGES, 0, tut::TraceOn>(p.sms(), p.blocks_per_sm()), 1 + CONSUMER_WARPS, 256});
   return tut::trace_checked_run(p, 0, s, rec, std::move(kt), out, [&](cudaStream_t st, auto trace) {
-    launch_ws_v1<NSTAGES>(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), p.sms(),
-                          p.blocks_per_sm(), st, trace);
+    launch_ws_v1<NSTAGES>(p.args(), p.sms(), p.blocks_per_sm(), st, trace);
   });
 }
 
 inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
   Problem p(tut::timeline_config(run, kTimelineBytes));
-  std::vector<tut::KernelTrace> kernels;
-  bool ok = trace_v1<2>(p, s, "v1_ws_s2", "v1 warp-spec TMA 2-stage", kernels);
-  ok = trace_v1<4>(p, s, "v1_ws_s4", "v1 warp-spec TMA 4-stage", kernels) && ok;
+  std::vector<std::string> lanes = {"producer (warp 0)"};
+  for (int w = 1; w <= CONSUMER_WARPS; ++w) lanes.push_back("consumer warp " + std::to_string(w));
+  std::vector<tut::KernelTrace> traces;
+  bool ok = trace_v1<2>(p, s, {"v1_ws_s2", "v1 warp-spec TMA 2-stage", lanes, {}}, traces);
+  ok = trace_v1<4>(p, s, {"v1_ws_s4", "v1 warp-spec TMA 4-stage", lanes, {}}, traces) && ok;
   const std::string flags = " --intensity=" + std::to_string(p.intensity) +
                             " --blocks-per-sm=" + std::to_string(p.blocks_per_sm());
-  return tut::write_chapter_timeline(path, kernels, p.cfg, "ch14_warp_specialization", flags) && ok;
+  return tut::write_chapter_timeline(path, traces, p.cfg, "ch14_warp_specialization", flags) && ok;
 }
 
 }  // namespace ch14

@@ -240,13 +240,21 @@ __global__ void __launch_bounds__(THREADS)
 // Launchers: a persistent grid of blocks_per_sm x sm_count blocks (capped at what fits, and
 // during the harness's lap check at the grid cap). The kernels are correct for any grid.
 // ---------------------------------------------------------------------------------------------
+/// What the launchers hand to the kernels.
+struct WsArgs {
+  const uint4* in;
+  uint4* out;
+  std::size_t n_vecs;
+  int intensity;
+  unsigned* error;  // the bounded waits' error word (v0's pipeline waits are not bounded)
+};
+
 template <int NSTAGES>
-void launch_ws_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int intensity,
-                  int sm_count, int blocks_per_sm, cudaStream_t s) {
+void launch_ws_v0(const WsArgs& a, int sm_count, int blocks_per_sm, cudaStream_t s) {
   constexpr int smem = NSTAGES * TILE_BYTES;
   const auto kernel = ws_v0_pipeline_kernel<NSTAGES>;
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity);
+  kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity);
 }
 
 // The timed runs launch the untraced instance; --timeline passes a tut::TraceOn (and asks for
@@ -258,13 +266,12 @@ unsigned ws_v1_grid(int sm_count, int blocks_per_sm) {
                               blocks_per_sm, smem);
 }
 template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
-void launch_ws_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int intensity,
-                  unsigned* d_error, int sm_count, int blocks_per_sm, cudaStream_t s,
+void launch_ws_v1(const WsArgs& a, int sm_count, int blocks_per_sm, cudaStream_t s,
                   Tracing trace = {}) {
   constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
   const unsigned grid = ws_v1_grid<NSTAGES, RING_OFFSET, Tracing>(sm_count, blocks_per_sm);
   ws_v1_tma_kernel<NSTAGES, RING_OFFSET, Tracing><<<grid, THREADS, smem, s>>>(
-      d_in, d_out, n_vecs, intensity, d_error, trace);
+      a.in, a.out, a.n_vecs, a.intensity, a.error, trace);
 }
 
 }  // namespace ch14

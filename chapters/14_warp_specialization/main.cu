@@ -39,8 +39,7 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
                    .passed(passed));
     }
   }
-  ok = tut::write_sweep_json(json_path, json.str()) && ok;
-  return ok;
+  return tut::write_sweep_json(json_path, json.str()) && ok;
 }
 
 }  // namespace

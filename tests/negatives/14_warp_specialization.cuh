@@ -145,35 +145,30 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 /// v9 early release: one block, so every slot is reused once there are > NEG_STAGES tiles.
-inline void launch_ws_early_release(const uint4* d_in, uint4* d_out, std::size_t n_vecs,
-                                    int intensity, unsigned* d_error, cudaStream_t s) {
+inline void launch_ws_early_release(const WsArgs& a, cudaStream_t s) {
   constexpr int smem = NEG_STAGES * TILE_BYTES + RING_PAD_BYTES;
   const unsigned grid = tut::persistent_grid(ws_early_release_kernel, THREADS, 1, 1, smem);
-  ws_early_release_kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
+  ws_early_release_kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity, a.error);
 }
 
 /// v9 empty count: the usual persistent grid; it fails where some block makes a second lap.
-inline void launch_ws_empty_count(const uint4* d_in, uint4* d_out, std::size_t n_vecs,
-                                  int intensity, unsigned* d_error, int sm_count, int blocks_per_sm,
+inline void launch_ws_empty_count(const WsArgs& a, int sm_count, int blocks_per_sm,
                                   cudaStream_t s) {
   constexpr int smem = NEG_STAGES * TILE_BYTES + RING_PAD_BYTES;
   const unsigned grid =
       tut::persistent_grid(ws_empty_count_kernel, THREADS, sm_count, blocks_per_sm, smem);
-  ws_empty_count_kernel<<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, intensity, d_error);
+  ws_empty_count_kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity, a.error);
 }
 
 inline void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_early_release", "v9 BROKEN: release before read",
         "negative: consumers free the slot, then read the overwritten data; must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_ws_early_release(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), s);
-        })
+        [](Problem& p, cudaStream_t s) { launch_ws_early_release(p.args(), s); })
       .negative = true;
   v.add("v9_empty_count", "v9 BROKEN: empty barrier expects one arrival too many",
         "negative: empty[s] never completes a phase; fails from the 2nd lap on",
         [](Problem& p, cudaStream_t s) {
-          launch_ws_empty_count(p.in(), p.out(), p.n_vecs(), p.intensity, p.error.data(), p.sms(),
-                                p.blocks_per_sm(), s);
+          launch_ws_empty_count(p.args(), p.sms(), p.blocks_per_sm(), s);
         })
       .negative = true;
 }

@@ -217,6 +217,12 @@ __device__ inline void load_tile(float* s_ring, const CUtensorMap* map, const Ti
   load_box(s_ring + s * TILE * TILE, map, g.col0(tile), g.row0(tile), &full[s], TILE_BYTES);
 }
 
+// The prologue of v2 and v3 (thread 0): the block's first STAGES tiles, or all if it has fewer.
+__device__ inline void fill_ring(float* s_ring, const CUtensorMap* map, const TileGrid<>& g,
+                                 std::uint64_t* full, std::size_t my_tiles) {
+  for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) load_tile(s_ring, map, g, full, j);
+}
+
 __global__ void __launch_bounds__(THREADS)
     transpose_v2_tma_swizzle_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
@@ -226,9 +232,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x;
   init_full_barriers(full);
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
-      load_tile(s_ring, &map_in_sw128, g, full, j);
+  if (t == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
   tut::RingPosition<STAGES> ring;
   for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
     if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;

@@ -1,6 +1,6 @@
 // Chapter 12 driver: builds the chapter description and hands it to the harness.
-// The lesson is in kernels.cuh (v0-v2, v4-v7), more_kernels.cuh (v3, v9) and README.md;
-// host.cuh holds the tensor maps, the Problem and the variant list.
+// The lesson is in kernels.cuh (v0-v2, v4-v7), more_kernels.cuh (v3) and README.md;
+// host.cuh holds the tensor maps, the Problem and the variant table.
 #include "kernels.cuh"  // first, and by its short name: an exercise copy finds its own
 #include "chapters/12_tma_tensor_maps/more_kernels.cuh"
 #include "chapters/12_tma_tensor_maps/host.cuh"
@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{16384}; };
   ch.check_sizes = ch12::kCheckSizes;  // why these: host.cuh
   ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for the *_low variants", 1, 1, 32}};
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
   ch.variants = ch12::variants();
   // The lesson: the TMA-fed transpose with tall boxes against the cp.async-fed one, both at
   // full occupancy (the regime the chapter's table compares).

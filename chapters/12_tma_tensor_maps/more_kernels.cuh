@@ -32,9 +32,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int t = threadIdx.x, lane = t % 32, warp = t / 32;
   init_full_barriers(full);
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j)
-      load_tile(s_ring, &map_in_sw128, g, full, j);
+  if (t == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
   tut::RingPosition<STAGES> ring;
   for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
     const bool landed = tut::wait_parity_bounded(&full[ring.slot], ring.phase);

@@ -274,11 +274,11 @@ inline void launch_gemm_v3(const GemmArgs& g, cudaStream_t s) {
   gemm_v3_register_kernel<<<grid, THREADS, 0, s>>>(g);
 }
 
-/// Above 48 KiB of dynamic shared memory a kernel must opt in; done once per kernel, with the
-/// occupancy query, so timed launches make no host queries.
+/// Above 48 KiB of dynamic shared memory a kernel must opt in (tut::opt_in_dynamic_smem); done
+/// once per kernel, with the occupancy query, so timed launches make no host queries.
 template <class Kernel>
 int opt_in_once(Kernel kernel, int smem) {
-  CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  tut::opt_in_dynamic_smem(kernel, smem);
   return tut::max_blocks_per_sm(kernel, THREADS, smem);
 }
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "common/device_buffer.cuh"
 #include "common/harness.cuh"
-#include "common/shared_scrub.cuh"
+#include "common/workload_reversed_tiles.cuh"
 #include "common/timeline.cuh"
+#include "common/timeline_run.cuh"
 #include "kernels.cuh"
 
 namespace ch04 {
@@ -46,19 +46,15 @@ inline std::vector<std::uint32_t> reference_reverse_tiles(const std::vector<std:
 }
 
 // ---------------------------------------------------------------------------------------------
-// The problem: one input and one output buffer of `size` bytes, as uint4.
+// The problem: one input and one output buffer of `size` bytes, read as uint4. The buffers and
+// their unique words are the common Problem's (common/workload_reversed_tiles.cuh); the check
+// is this chapter's reference.
 // ---------------------------------------------------------------------------------------------
 enum Reference : int { kCopy = 0, kWork = 1 };  // plain reversal; reversal + `rounds` of work
 
-struct Problem {
+struct Problem : tut::reversed_tiles::Problem {
   explicit Problem(const tut::RunConfig& cfg)
-      : cfg(cfg), n_words(cfg.size / 4), d_in(n_words), d_out(n_words),
-        rounds(static_cast<int>(cfg.extra("rounds"))) {
-    h_in.resize(n_words);
-    tut::fill_unique_words(h_in.data(), n_words, cfg.seed);
-    d_in.upload(h_in);
-  }
-  void poison(cudaStream_t s) { d_out.poison(s); }
+      : tut::reversed_tiles::Problem(cfg), rounds(static_cast<int>(cfg.extra("rounds"))) {}
   tut::VerifyResult verify(cudaStream_t s, int reference) {
     const std::vector<std::uint32_t> got = d_out.download(s);
     const int r = reference == kCopy ? 0 : rounds;
@@ -68,22 +64,20 @@ struct Problem {
     }
     return tut::compare_exact_words(got.data(), want.data(), n_words);
   }
-  double work() const { return 2.0 * static_cast<double>(cfg.size); }
-  std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
-
   const uint4* in_vecs() const { return reinterpret_cast<const uint4*>(d_in.data()); }
   uint4* out_vecs() { return reinterpret_cast<uint4*>(d_out.data()); }
   std::size_t n_vecs() const { return n_words / 4; }
-  int sms() const { return cfg.device.sm_count; }
-  int low_blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
 
-  tut::RunConfig cfg;
-  std::size_t n_words;
-  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
   int rounds;  // the compute step's rounds for kWork variants (--rounds; the sweep sets it)
-  std::vector<std::uint32_t> h_in, want;
   int want_rounds = -1;
 };
+
+}  // namespace ch04
+
+// The negatives (v8, v9) and add_negatives(), which variants() calls last.
+#include "tests/negatives/04_pipeline_prefetch.cuh"
+
+namespace ch04 {
 
 // ---------------------------------------------------------------------------------------------
 // The instantiated stage counts, for the registry and the sweeps
@@ -109,12 +103,12 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v0_cg_double_low", "v0 cg 2 buffers (ch03), low occ",
         "chapter 03: collective copies, two buffers, wait_prior<1>; --blocks-per-sm",
         [](Problem& p, cudaStream_t s) {
-          launch_stream_v0(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.low_blocks_per_sm(), s);
+          launch_stream_v0(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.blocks_per_sm(), s);
         }).reference = kCopy;
   v.add("v1_sync_low", "v1 sync (ch01), low occ",
         "chapter 01: LDG->STS, BAR, LDS->STG at --blocks-per-sm (the yardstick)",
         [](Problem& p, cudaStream_t s) {
-          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.low_blocks_per_sm(), s);
+          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.blocks_per_sm(), s);
         }).reference = kCopy;
   v.add("v1_sync_full", "v1 sync (ch01), full occ", "chapter 01's kernel at full occupancy",
         [](Problem& p, cudaStream_t s) {
@@ -127,7 +121,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
           "cuda::pipeline, " + n + " x 4 KiB ring, " + n + " tile(s) in flight at the wait (wait_prior<" +
               std::to_string(k.stages - 1) + ">), --blocks-per-sm, --rounds",
           [launch](Problem& p, cudaStream_t s) {
-            launch(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), p.low_blocks_per_sm(), s);
+            launch(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), p.blocks_per_sm(), s);
           }).reference = kWork;
   }
   for (const StageKernel& k : stage_kernels()) {
@@ -140,21 +134,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
             launch(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
           }).reference = kWork;
   }
-  tut::Variant<Problem>& v8 = v.add("v8_wrap_bug", "v8 BROKEN: slot wraps to 1",
-        "negative: 4-stage ring whose producer wraps to slot 1 (right on the first lap only); must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v8(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                           p.low_blocks_per_sm(), s);
-        });
-  v8.reference = kWork;
-  v8.negative = true;
-  tut::Variant<Problem>& v9 = v.add("v9_wrong_wait", "v9 BROKEN: wait_prior<STAGES>",
-        "negative: 1 stage waiting on prior<1> instead of prior<0>; must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v9(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 1, s);
-        });
-  v9.reference = kWork;
-  v9.negative = true;
+  add_negatives(v);
   return v.list;
 }
 
@@ -183,53 +163,38 @@ constexpr std::uint64_t kTimelineBytes = 16u << 20;
 template <int STAGES>  // 0: v1, the synchronous kernel
 bool trace_one(Problem& p, cudaStream_t s, const std::string& key, const std::string& title,
                std::vector<tut::KernelTrace>& out) {
-  const unsigned grid = traced_grid<STAGES>(p.sms(), p.low_blocks_per_sm());
   const int rounds = STAGES == 0 ? 0 : p.rounds;
-  tut::TraceRecorder rec({grid, 1, 256});
-  rec.clear(s);
-  p.poison(s);
-  tut::scrub_shared_memory(s);
-  launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, grid, rec.arg(), s);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  const tut::VerifyResult r = p.verify(s, STAGES == 0 ? kCopy : kWork);
-  if (!r.ok()) {
-    std::printf("[%s] traced run: %s\n%s", key.c_str(), r.summary().c_str(), r.details().c_str());
-    return false;
-  }
-  tut::KernelTrace kt{key, title, {"block (thread 0)"}, rec.download(s)};
-  tut::measure_trace_overhead(  // the same launch untraced and traced, median of 20 each
-      kt, s, 3, 20,
-      [&](cudaStream_t st) {
+  tut::TraceRecorder rec({traced_grid<STAGES>(p.sms(), p.blocks_per_sm()), 1, 256});
+  return tut::trace_checked_run(
+      p, STAGES == 0 ? kCopy : kWork, s, rec, tut::KernelTrace{key, title, {"block (thread 0)"}, {}},
+      out, [&](cudaStream_t st, auto trace) {  // tut::TraceOff untraced, TraceOn traced
         if constexpr (STAGES == 0)
-          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(),
-                           p.low_blocks_per_sm(), st);
+          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.blocks_per_sm(),
+                           st, trace);
         else
           launch_stream_v2<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, p.sms(),
-                                   p.low_blocks_per_sm(), st);
-      },
-      [&](cudaStream_t st) {
-        launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), rounds, grid, rec.arg(), st);
+                                   p.blocks_per_sm(), st, trace);
       });
-  out.push_back(std::move(kt));
-  return true;
 }
 
 inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
-  tut::RunConfig cfg = run;
-  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
-  Problem p(cfg);
+  using TraceOne = bool (*)(Problem&, cudaStream_t, const std::string&, const std::string&,
+                            std::vector<tut::KernelTrace>&);
+  const struct {
+    TraceOne trace;
+    const char* key;
+    const char* title;
+  } traced[] = {{trace_one<0>, "v1_sync_low", "v1 sync (ch01), low occ"},
+                {trace_one<1>, "v2_pipe_s1_low", "v2 pipeline 1-stage, low occ"},
+                {trace_one<2>, "v2_pipe_s2_low", "v2 pipeline 2-stage, low occ"},
+                {trace_one<8>, "v2_pipe_s8_low", "v2 pipeline 8-stage, low occ"}};
+  Problem p(tut::timeline_config(run, kTimelineBytes));
   std::vector<tut::KernelTrace> kernels;
-  bool ok = trace_one<0>(p, s, "v1_sync_low", "v1 sync (ch01), low occ", kernels);
-  ok = trace_one<1>(p, s, "v2_pipe_s1_low", "v2 pipeline 1-stage, low occ", kernels) && ok;
-  ok = trace_one<2>(p, s, "v2_pipe_s2_low", "v2 pipeline 2-stage, low occ", kernels) && ok;
-  ok = trace_one<8>(p, s, "v2_pipe_s8_low", "v2 pipeline 8-stage, low occ", kernels) && ok;
-  const std::string command = "ch04_pipeline_prefetch --timeline=" + path + " --size=" +
-                              std::to_string(cfg.size) + " --blocks-per-sm=" +
-                              std::to_string(p.low_blocks_per_sm()) + " --rounds=" +
-                              std::to_string(p.rounds);
-  const tut::TraceFileInfo info{"ch04_pipeline_prefetch", cfg.device.name, command};
-  return tut::write_timeline(path, kernels, info) && ok;
+  bool ok = true;
+  for (const auto& t : traced) ok = t.trace(p, s, t.key, t.title, kernels) && ok;
+  const std::string flags = " --blocks-per-sm=" + std::to_string(p.blocks_per_sm()) +
+                            " --rounds=" + std::to_string(p.rounds);
+  return tut::write_chapter_timeline(path, kernels, p.cfg, "ch04_pipeline_prefetch", flags) && ok;
 }
 
 }  // namespace ch04

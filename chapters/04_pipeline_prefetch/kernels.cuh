@@ -60,28 +60,30 @@ __device__ inline uint4 work_vec(uint4 v, int rounds) {
 // ---------------------------------------------------------------------------------------------
 // v0: chapter 03's best pipeline: collective copies into two buffers, cg::wait_prior<1>
 // ---------------------------------------------------------------------------------------------
+// Written in this chapter's loop form (tile k of the block, my_tiles of them) so that it reads
+// beside v2: one collective group per tile, two buffers, the wait leaves the newest group in
+// flight.
 __global__ void stream_v0_cg_double_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                                            std::size_t n_vecs) {
   __shared__ alignas(16) uint4 s_tile[2][TILE_VECS];  // [2][256] uint4 = 8 KiB
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  std::size_t tile = blockIdx.x;
-  if (tile < num_tiles) {
-    const std::size_t base = tile * TILE_VECS;
-    cg::memcpy_async(block, s_tile[0], d_in + base, sizeof(uint4) * tile_count(n_vecs, base));
-  }
-  for (int k = 0; tile < num_tiles; tile += gridDim.x, ++k) {
-    const std::size_t next = tile + gridDim.x;
-    if (next < num_tiles) {
-      const std::size_t next_base = next * TILE_VECS;
-      cg::memcpy_async(block, s_tile[(k + 1) & 1], d_in + next_base,
-                       sizeof(uint4) * tile_count(n_vecs, next_base));
-      cg::wait_prior<1>(block);
+  const std::size_t my_tiles =
+      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  auto copy = [&](std::size_t k) {  // tile k of this block into buffer k & 1: one group
+    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+    cg::memcpy_async(block, s_tile[k & 1], d_in + base, sizeof(uint4) * tile_count(n_vecs, base));
+  };
+  if (my_tiles > 0) copy(0);
+  for (std::size_t k = 0; k < my_tiles; ++k) {
+    if (k + 1 < my_tiles) {
+      copy(k + 1);
+      cg::wait_prior<1>(block);  // tile k landed; tile k+1 may still be in flight
     } else {
-      cg::wait(block);
+      cg::wait(block);  // the last tile: no newer group was committed
     }
-    const std::size_t base = tile * TILE_VECS;
+    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = s_tile[k & 1][count - 1 - t];
     block.sync();  // buffer k & 1 is refilled in iteration k + 1: all reads first
@@ -91,8 +93,8 @@ __global__ void stream_v0_cg_double_kernel(const uint4* __restrict__ d_in, uint4
 // ---------------------------------------------------------------------------------------------
 // v1: chapter 01's synchronous kernel (LDG -> STS, BAR, LDS -> STG): the yardstick
 // ---------------------------------------------------------------------------------------------
-// Timeline (tut::TraceOn only; with TraceOff the calls compile to nothing): thread 0 records
-// for the block, here and in v2.
+// In this chapter's loop form, like v0 and v2. Timeline (tut::TraceOn only; with TraceOff the
+// calls compile to nothing): thread 0 records for the block, here and in v2.
 template <class Tracing = tut::TraceOff>
 __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                                       std::size_t n_vecs, Tracing trace = {}) {
@@ -100,9 +102,10 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
   auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  std::uint32_t k = 0;  // the block's tile number
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x, ++k) {
-    const std::size_t base = tile * TILE_VECS;
+  const std::size_t my_tiles =
+      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
+  for (std::size_t k = 0; k < my_tiles; ++k) {  // tile k of the block
+    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     lane.copy_issued(k);  // the load is issued here; the store into shared waits for it
     if (t < count) s_tile[t] = d_in[base + t];
@@ -204,115 +207,44 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v8 (negative): the producer's slot counter wraps to 1 - right on the first lap only
-// ---------------------------------------------------------------------------------------------
-// A copy of v2 at 4 stages with one changed line. The producer's first lap (tiles 0 ..
-// STAGES-1) fills every slot right; from its second lap on it skips slot 0, so the consumer
-// reads tile 0's data again at tile STAGES (and wrong slots after that). A block with more
-// than STAGES tiles always fails; a block with at most STAGES tiles never does. The harness's
-// lap check (two blocks, many laps each) is what exposes it at a small size.
-constexpr int WRAP_BUG_STAGES = 4;
-__global__ void __launch_bounds__(THREADS)
-    stream_v8_wrap_bug_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                              std::size_t n_vecs, int rounds) {
-  constexpr int STAGES = WRAP_BUG_STAGES;
-  __shared__ alignas(16) uint4 s_ring[STAGES * TILE_VECS];
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  const std::size_t my_tiles =
-      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
-  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-  int produce_slot = 0;
-  int consume_slot = 0;
-  auto produce = [&](std::size_t k) {
-    pipe.producer_acquire();
-    if (k < my_tiles) {
-      const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
-      if (t < tile_count(n_vecs, base))
-        cuda::memcpy_async(&s_ring[produce_slot * TILE_VECS + t], &d_in[base + t],
-                           cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
-    }
-    pipe.producer_commit();
-    produce_slot = produce_slot + 1 == STAGES ? 1 : produce_slot + 1;  // BUG: wraps to 1, not 0
-  };
-  for (int s = 0; s < STAGES - 1; ++s) produce(static_cast<std::size_t>(s));
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    produce(k + STAGES - 1);
-    cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
-    __syncthreads();
-    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
-    const int count = tile_count(n_vecs, base);
-    if (t < count) d_out[base + t] = work_vec(s_ring[consume_slot * TILE_VECS + count - 1 - t], rounds);
-    pipe.consumer_release();
-    __syncthreads();
-    consume_slot = consume_slot + 1 == STAGES ? 0 : consume_slot + 1;
-  }
-  cuda::pipeline_consumer_wait_prior<0>(pipe);
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): wait_prior<STAGES> instead of wait_prior<STAGES-1>, at one stage
-// ---------------------------------------------------------------------------------------------
-// A copy of v2 at one stage with one changed line. wait_prior<1> is "all but the newest group"
-// - and the newest group IS the tile about to be read, issued a few dozen cycles earlier, far
-// less than any L2 or DRAM round trip. The reads see the previous tile (or, for the first,
-// whatever the slot held). With more stages the same mistake reads a tile issued STAGES-1
-// iterations earlier, which has usually landed: the bug is real but hides, which is why the
-// negative uses the one-stage instance that shows it.
-__global__ void __launch_bounds__(THREADS)
-    stream_v9_wrong_wait_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
-                                std::size_t n_vecs, int rounds) {
-  __shared__ alignas(16) uint4 s_tile[TILE_VECS];  // the one-slot ring
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  const std::size_t my_tiles =
-      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
-  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
-    const int count = tile_count(n_vecs, base);
-    pipe.producer_acquire();
-    if (t < count)
-      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(uint4)), pipe);
-    pipe.producer_commit();
-    cuda::pipeline_consumer_wait_prior<1>(pipe);  // BUG: one stage must wait_prior<0>
-    __syncthreads();
-    if (t < count) d_out[base + t] = work_vec(s_tile[count - 1 - t], rounds);
-    pipe.consumer_release();
-    __syncthreads();
-  }
-  cuda::pipeline_consumer_wait_prior<0>(pipe);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
 // tut::persistent_grid (which honours the harness's lap-check grid cap).
 // ---------------------------------------------------------------------------------------------
+template <class Kernel, class... Args>
+void launch_persistent(Kernel kernel, std::size_t smem, int sm_count, int blocks_per_sm,
+                       cudaStream_t s, Args... args) {
+  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
+  kernel<<<grid, THREADS, smem, s>>>(args...);
+}
+
 inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v0_cg_double_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v0_cg_double_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);
+  launch_persistent(stream_v0_cg_double_kernel, 0, sm_count, blocks_per_sm, s, d_in, d_out, n_vecs);
 }
 
-inline void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
-                             int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v1_sync_kernel<>, THREADS, sm_count, blocks_per_sm);
-  stream_v1_sync_kernel<><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs);  // untraced
+// v1 and v2 take a Tracing argument: tut::TraceOff in the timed runs, the recorder's
+// tut::TraceOn under --timeline (whose trace buffer is sized from traced_grid() first).
+template <class Tracing = tut::TraceOff>
+void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
+                      int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
+  launch_persistent(stream_v1_sync_kernel<Tracing>, 0, sm_count, blocks_per_sm, s, d_in, d_out,
+                    n_vecs, trace);
 }
 
-template <int STAGES>
+template <int STAGES, class Tracing>
+void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
+                      int sm_count, int blocks_per_sm, cudaStream_t s, Tracing trace) {
+  // STAGES x 4 KiB of dynamic shared memory; above 48 KiB persistent_grid opts the kernel in
+  launch_persistent(stream_v2_pipeline_kernel<STAGES, Tracing>, std::size_t{STAGES} * TILE_BYTES,
+                    sm_count, blocks_per_sm, s, d_in, d_out, n_vecs, rounds, trace);
+}
+template <int STAGES>  // untraced: the registry's and the sweeps' function pointer
 void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                       int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const std::size_t smem = static_cast<std::size_t>(STAGES) * TILE_BYTES;  // opted in there
-  const unsigned grid = tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, sm_count,
-                                             blocks_per_sm, smem);
-  stream_v2_pipeline_kernel<STAGES><<<grid, THREADS, smem, s>>>(d_in, d_out, n_vecs, rounds);
+  launch_stream_v2<STAGES>(d_in, d_out, n_vecs, rounds, sm_count, blocks_per_sm, s, tut::TraceOff{});
 }
 
-// The traced instances (--timeline) of v1 (STAGES = 0) and v2: the same launches with a
-// tut::TraceOn argument. The trace buffer is sized from the grid, so the grid comes first.
+// The grid of a traced v1 (STAGES = 0) or v2, for sizing the trace buffer before the launch.
 template <int STAGES>
 unsigned traced_grid(int sm_count, int blocks_per_sm) {
   if constexpr (STAGES == 0)
@@ -321,29 +253,6 @@ unsigned traced_grid(int sm_count, int blocks_per_sm) {
   else
     return tut::persistent_grid(stream_v2_pipeline_kernel<STAGES, tut::TraceOn>, THREADS,
                                 sm_count, blocks_per_sm, std::size_t{STAGES} * TILE_BYTES);
-}
-template <int STAGES>
-void launch_traced(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
-                   unsigned grid, tut::TraceOn trace, cudaStream_t s) {
-  if constexpr (STAGES == 0)
-    stream_v1_sync_kernel<tut::TraceOn><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, trace);
-  else
-    stream_v2_pipeline_kernel<STAGES, tut::TraceOn><<<grid, THREADS, STAGES * TILE_BYTES, s>>>(
-        d_in, d_out, n_vecs, rounds, trace);
-}
-
-inline void launch_stream_v8(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
-                             int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v8_wrap_bug_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v8_wrap_bug_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
-}
-
-inline void launch_stream_v9(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
-                             int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v9_wrong_wait_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v9_wrong_wait_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
 }
 
 }  // namespace ch04

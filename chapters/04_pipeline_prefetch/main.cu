@@ -7,16 +7,12 @@ int main(int argc, char** argv) {
   tut::Chapter<ch04::Problem> ch;
   ch.id = "ch04_pipeline_prefetch";
   ch.title = "Chapter 04: multi-stage prefetch with cuda::pipeline (cp.async commit/wait groups)";
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  // --size: bytes, multiples of one uint4, default 1 GiB; room for input, output and the memcpy
+  // ceiling's two buffers (the sweep's problem, with the expected output on the GPU, fits too)
+  tut::set_buffer_sizes(ch);
   ch.check_sizes = ch04::check_sizes();  // host.cuh says why the largest gives every ring laps
-  // input + output, plus the same again for the memcpy ceiling; the sweep's problem (input,
-  // output and the expected output on the GPU) fits in the same room after the table
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.extra_options = {
-      {"blocks-per-sm", "blocks per SM for the *_low variants and sweep 2", 1, 1, 32},
+      tut::blocks_per_sm_option("blocks per SM for the *_low variants and sweep 2"),
       {"rounds", "integer multiply-adds per 32-bit word in the compute step", 0, 0, 4096}};
   ch.variants = ch04::variants();
   // The lesson: the 8-stage ring at one block per SM against chapter 01's kernel there.

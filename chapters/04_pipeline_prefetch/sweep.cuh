@@ -161,7 +161,7 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
 
   // 2. stages x rounds at the chapter's low occupancy. Rounds in the outer loop, so the CPU
   //    reference is computed once per rounds value; printed as one row per stage count.
-  const int blocks = static_cast<int>(cfg.extra("blocks-per-sm"));
+  const int blocks = tut::blocks_per_sm(cfg);
   const std::vector<int> rounds_list = {0, 1, 4, 16, 64, 256};
   const std::vector<StageKernel> stages = stage_kernels();
   std::vector<std::vector<double>> gbs(stages.size(), std::vector<double>(rounds_list.size()));

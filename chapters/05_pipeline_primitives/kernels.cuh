@@ -256,79 +256,13 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): the 4th argument of __pipeline_memcpy_async taken for PTX's src-size
+// Launcher: every kernel above takes (d_in, d_out, n_words). A persistent grid of blocks_per_sm x
+// SMs blocks (0 = as many as fit), through tut::persistent_grid (which honours the harness's
+// lap-check grid cap); host.cuh registers each kernel instance with it.
 // ---------------------------------------------------------------------------------------------
-// A copy of v1 (3 slots, 16 B) with the copy written inline and one changed line. The PTX
-// operand is "bytes to read"; the primitive's is "bytes to zero". Passing the number of valid
-// bytes zero-fills every full vector (zfill = 16) and reads too much of the ragged one: every
-// output word of a full vector becomes 0, so the check fails at every size of 3 words or more.
-// At 1 and 2 words it passes: the ragged vector then reads 12 or 8 bytes and zeroes 4 or 8,
-// and the words it zeroes by mistake are exactly the ones the reversal writes first, which the
-// reference expects to be the padding zeros. Every check size but the first (one word) fails.
-__global__ void __launch_bounds__(THREADS)
-    stream_v9_zfill_swapped_kernel(const std::uint32_t* __restrict__ d_in,
-                                   std::uint32_t* __restrict__ d_out, std::size_t n_words) {
-  constexpr int STAGES = 3;
-  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  auto issue = [&](std::size_t k) {
-    if (k < my_tiles) {
-      const std::size_t base = tile_base(k);
-      const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
-      const int valid = tile_count(n_words, base) - w;
-      if (valid > 0)  // BUG: valid bytes passed where the primitive wants bytes to zero
-        __pipeline_memcpy_async(&s_tiles[k % STAGES][w], d_in + base + w, 16,
-                                (valid < VEC_WORDS ? valid : VEC_WORDS) * 4);
-    }
-    __pipeline_commit();
-  };
-  for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    __pipeline_wait_prior(STAGES - 2);
-    __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit).
-// ---------------------------------------------------------------------------------------------
-template <int STAGES>
-void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                      int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v0_cuda_pipeline_kernel<STAGES>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-template <int STAGES, int COPY_BYTES>
-void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                      int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v1_primitives_kernel<STAGES, COPY_BYTES>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-template <int STAGES>
-void launch_stream_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                      int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v2_mbarrier_kernel<STAGES>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-template <int STAGES>
-void launch_stream_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                      int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v3_mbarrier_parity_kernel<STAGES>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                             int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v9_zfill_swapped_kernel;
+template <class Kernel>
+void launch_persistent(Kernel kernel, const std::uint32_t* d_in, std::uint32_t* d_out,
+                       std::size_t n_words, int sm_count, int blocks_per_sm, cudaStream_t s) {
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
 }

@@ -7,7 +7,7 @@ int main(int argc, char** argv) {
   ch.id = "ch05_pipeline_primitives";
   ch.title = "Chapter 05: the __pipeline_* primitives (cp.async, commit/wait groups, arrive_on)";
   tut::reversed_tiles::set_sizes(ch);  // --size and the check sizes (the workload's header)
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for every variant", 1, 1, 32}};
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for every variant")};
   ch.variants = ch05::variants();
   // The lesson: the primitives against chapter 04's API, same loop, same depth, 1 block/SM.
   ch.tour_lesson = "v1_prim16_s4";

@@ -1,6 +1,6 @@
 // Chapter 06, host side: the window workload's CPU reference, the Problem (chapter 05's, plus
 // the window check) and the variant registry. The stream workload's Problem, reference and
-// sizes are common/workload_reversed_tiles.cuh; the kernels and launchers are kernels.cuh.
+// sizes are common/workload_reversed_tiles.cuh; the kernels and their launcher are kernels.cuh.
 #pragma once
 
 #include <cstdint>
@@ -37,60 +37,62 @@ struct Problem : tut::reversed_tiles::Problem {
   std::vector<std::uint32_t> want_window;
 };
 
+}  // namespace ch06
+
+// The negatives (v8, v9) and add_negatives(), which variants() calls last.
+#include "tests/negatives/06_ptx_cp_async.cuh"
+
+namespace ch06 {
+
 // The variant registry. All variants run at --blocks-per-sm blocks per SM (default 1), except
 // *_full (as many blocks as fit). Names give the ring in slots; this chapter's loop (chapter
 // 05's) has slots - 1 tiles in flight at each wait.
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  auto add = [&v](const char* key, const char* name, const char* description, Launch launch,
+  using Kernel = void (*)(const std::uint32_t*, std::uint32_t*, std::size_t);
+  auto add = [&v](const char* key, const char* name, const char* description, Kernel kernel,
                   int reference, bool full = false) -> tut::Variant<Problem>& {
     tut::Variant<Problem>& added =
-        v.add(key, name, description, [launch, full](Problem& p, cudaStream_t s) {
-          launch(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), full ? 0 : p.blocks_per_sm(), s);
+        v.add(key, name, description, [kernel, full](Problem& p, cudaStream_t s) {
+          launch_persistent(kernel, p.d_in.data(), p.d_out.data(), p.n_words, p.sms(),
+                            full ? 0 : p.blocks_per_sm(), s);
         });
     added.reference = reference;
     return added;
   };
   add("v0_prim16_s4", "v0 primitives 16 B 4 slots",
-      "chapter 05: __pipeline_memcpy_async 16 B, 4 slots (3 tiles in flight)", launch_stream_v0<4>,
+      "chapter 05: __pipeline_memcpy_async 16 B, 4 slots (3 tiles in flight)", stream_v0_primitives_kernel<4>,
       kReverse);
   add("v1_cg16_s4", "v1 PTX .cg 16 B 4 slots", "cp.async.cg 16 B, 4 slots (v0 in raw PTX)",
-      launch_stream_v1<4, 16, true>, kReverse);
+      stream_v1_cp_async_kernel<4, 16, true>, kReverse);
   add("v1_cg16_s8", "v1 PTX .cg 16 B 8 slots",
-      "cp.async.cg 16 B, 8 slots: 7 tiles (28 KiB) in flight per block", launch_stream_v1<8, 16, true>,
+      "cp.async.cg 16 B, 8 slots: 7 tiles (28 KiB) in flight per block", stream_v1_cp_async_kernel<8, 16, true>,
       kReverse);
   add("v1_ca16_s8", "v1 PTX .ca 16 B 8 slots", "cp.async.ca 16 B (L1 allocate), 8 slots",
-      launch_stream_v1<8, 16, false>, kReverse);
+      stream_v1_cp_async_kernel<8, 16, false>, kReverse);
   add("v1_ca8_s8", "v1 PTX .ca 8 B 8 slots", "cp.async.ca 8 B, two copies per thread per tile",
-      launch_stream_v1<8, 8, false>, kReverse);
+      stream_v1_cp_async_kernel<8, 8, false>, kReverse);
   add("v1_ca4_s8", "v1 PTX .ca 4 B 8 slots", "cp.async.ca 4 B, four copies per thread per tile",
-      launch_stream_v1<8, 4, false>, kReverse);
+      stream_v1_cp_async_kernel<8, 4, false>, kReverse);
   add("v1_cg16_s8_full", "v1 PTX .cg 16 B 8 slots, full",
-      "cp.async.cg 16 B, 8 slots, as many blocks per SM as fit", launch_stream_v1<8, 16, true>,
+      "cp.async.cg 16 B, 8 slots, as many blocks per SM as fit", stream_v1_cp_async_kernel<8, 16, true>,
       kReverse, true);
   add("v2_window_cg", "v2 window .cg 4 slots", "each tile read twice by the same SM, L1 bypassed",
-      launch_window_v2<4, true>, kWindow);
+      window_v2_cp_async_kernel<4, true>, kWindow);
   add("v2_window_ca", "v2 window .ca 4 slots",
       "each tile read twice by the same SM, L1 allocate: the second read may hit",
-      launch_window_v2<4, false>, kWindow);
+      window_v2_cp_async_kernel<4, false>, kWindow);
   add("v3_mbarrier_s8", "v3 .cg + mbarrier, token",
       "cp.async.cg 16 B completed on an mbarrier (arrive.noinc.shared), per-slot state array",
-      launch_stream_v3_token<8>, kReverse);
+      stream_v3_mbarrier_token_kernel, kReverse);
   add("v3_cccl_arrive_s8", "v3 .cg + cuda::ptx arrive, token",
       "as v3_mbarrier_s8 with cuda::ptx::cp_async_mbarrier_arrive_noinc (sm_90 only here)",
-      launch_stream_v3_cccl<8>, kReverse)
+      stream_v3_cccl_arrive_kernel, kReverse)
       .min_cc = 90;
   add("v4_mbarrier_parity_s8", "v4 .cg + mbarrier, parity",
       "as v3_mbarrier_s8, waiting on the phase parity (test_wait.parity): no state array",
-      launch_stream_v4_parity<8>, kReverse);
-  add("v8_wrap_bug", "v8 BROKEN: ring wraps to slot 1",
-      "negative: 8-slot ring whose refills skip slot 0 after the first lap; must FAIL",
-      launch_stream_v8, kReverse)
-      .negative = true;
-  add("v9_srcsize_words", "v9 BROKEN: src-size in words",
-      "negative: src-size operand given in words, not bytes; must FAIL", launch_stream_v9,
-      kReverse)
-      .negative = true;
+      stream_v4_mbarrier_parity_kernel, kReverse);
+  add_negatives(v);
   return v.list;
 }
 

@@ -1,9 +1,9 @@
 // Chapter 06: raw PTX cp.async - the instructions under every API of chapters 02-05
 //
-// What it adds over chapter 05: no library at all. Five __device__ __forceinline__ functions,
-// each one inline-PTX instruction (cp.async.ca 4/8/16 B, cp.async.cg 16 B, commit_group,
-// wait_group N, wait_all), with the src-size operand that zero-fills the bytes past the end of
-// the array. With them:
+// What it adds over chapter 05: no library at all. Two __device__ __forceinline__ functions,
+// each one inline-PTX copy (cp.async.ca 4/8/16 B, cp.async.cg 16 B) with the src-size operand
+// that zero-fills the bytes past the end of the array, and commit_group, wait_group N and
+// wait_all written inline in the lesson kernel (v1). With them:
 //   - the streaming copy at 1 block of 256 threads per SM with 8 slots, 7 tiles in flight at
 //     each wait (chapter 05's wait-first loop: a ring of STAGES slots keeps STAGES-1 tiles in
 //     flight), the regime where the bytes in flight per block decide the bandwidth;
@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "common/cp_async.cuh"
 #include "common/launch.cuh"
 #include "common/workload_reversed_tiles.cuh"
 
@@ -68,22 +69,6 @@ __device__ __forceinline__ void cp_async_cg16(std::uint32_t s_dst, const void* g
   // EXERCISE-STUB: (void)s_dst, (void)g_src, (void)src_bytes;
   // EXERCISE-END
 }
-// cp.async.commit_group: closes the thread's current group (all cp.async issued since the last
-// commit) - SASS LDGDEPBAR. An empty group is legal and completes at once.
-__device__ __forceinline__ void cp_async_commit_group() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// cp.async.wait_group N: blocks the thread until at most its N most recent groups are still
-// pending - SASS DEPBAR.LE SB0, N. Only the calling thread's groups: no other thread's copies.
-template <int N>
-__device__ __forceinline__ void cp_async_wait_group() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-// cp.async.wait_all: commit + wait for everything (= commit_group; wait_group 0).
-__device__ __forceinline__ void cp_async_wait_all() {
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-}
-
 __device__ __forceinline__ std::uint32_t smem_u32(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
@@ -164,17 +149,24 @@ __global__ void __launch_bounds__(THREADS)
   auto issue = [&](std::size_t k) {  // tile k into slot k % STAGES, one commit group per tile
     if (k < my_tiles)
       issue_tile<CP_BYTES, CG>(s_tiles[k % STAGES], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
-    cp_async_commit_group();  // empty groups too: the count of groups stays "one per tile"
+    // cp.async.commit_group (SASS LDGDEPBAR): closes this thread's current group, all cp.async
+    // issued since the last commit. Empty groups too: an empty group is legal and completes at
+    // once, and it keeps the count of groups at "one per tile".
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue: STAGES-1 groups in flight
   for (std::size_t k = 0; k < my_tiles; ++k) {
-    // STAGES-1+k groups committed; at most STAGES-2 pending => this thread's group k landed
-    cp_async_wait_group<STAGES - 2>();
+    // cp.async.wait_group N (SASS DEPBAR.LE SB0, N; N an immediate): blocks this thread until at
+    // most its N newest groups are pending - its own groups only, no other thread's copies.
+    // STAGES-1+k groups committed; at most STAGES-2 pending => this thread's group k landed.
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
     __syncthreads();  // all threads' part of tile k landed; slot (k-1) % STAGES is free
     issue(k + STAGES - 1);
     consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
-  cp_async_wait_all();  // epilogue: the trailing groups are empty, so this returns at once
+  // Epilogue: cp.async.wait_all (= commit_group; wait_group 0). The trailing groups are empty,
+  // so this returns at once.
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,6 +177,8 @@ __global__ void __launch_bounds__(THREADS)
 // first read (as the "next" tile of iteration k). With .ca the first read allocated the lines
 // in L1 and the second can hit there; with .cg both reads go to L2. Each slot holds the pair
 // [tile k | tile k+1] = 8 KiB.
+// Commit and wait are v1's instructions, here through common/cp_async.cuh (tut::), the
+// spelling later chapters use.
 template <int STAGES, bool CG>
 __global__ void __launch_bounds__(THREADS)
     window_v2_cp_async_kernel(const std::uint32_t* __restrict__ d_in,
@@ -211,11 +205,11 @@ __global__ void __launch_bounds__(THREADS)
       copy_vec(s_pairs[k % STAGES][0], first + k);
       copy_vec(s_pairs[k % STAGES][1], first + k + 1);  // past the end: all zeros
     }
-    cp_async_commit_group();
+    tut::cp_async_commit_group();
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
   for (std::size_t k = 0; k < my_tiles; ++k) {
-    cp_async_wait_group<STAGES - 2>();  // this thread's pair for tile k landed
+    tut::cp_async_wait_group<STAGES - 2>();  // this thread's pair for tile k landed
     __syncthreads();                    // everyone's; and slot (k-1) % STAGES is free
     issue(k + STAGES - 1);
     const std::uint32_t* s_cur = s_pairs[k % STAGES][0];
@@ -235,108 +229,20 @@ __global__ void __launch_bounds__(THREADS)
       }
     }
   }
-  cp_async_wait_all();
+  tut::cp_async_wait_all();
 }
 
 // ---------------------------------------------------------------------------------------------
-// v8 (negative): a one-based wrap of the ring - right on the first lap only
+// Launcher: every kernel here and in kernels_mbarrier.cuh takes (d_in, d_out, n_words). A
+// persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
+// tut::persistent_grid (which honours the harness's lap-check grid cap); host.cuh registers each
+// kernel instance with it.
 // ---------------------------------------------------------------------------------------------
-// A copy of v1 (8 slots, .cg 16 B) with one changed line: the slot a tile is copied into. Tiles
-// 0 .. STAGES-1 go to the right slots; after that the refills cycle through slots 1 ..
-// STAGES-1, so slot 0 keeps tile 0 and the consumer reads it again as tile STAGES. A block with
-// more than STAGES tiles always fails, one with at most STAGES tiles never does: the harness's
-// lap check (two blocks, many laps each) exposes it at a small size.
-__global__ void __launch_bounds__(THREADS)
-    stream_v8_wrap_bug_kernel(const std::uint32_t* __restrict__ d_in,
-                              std::uint32_t* __restrict__ d_out, std::size_t n_words) {
-  constexpr int STAGES = 8;
-  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  auto issue = [&](std::size_t k) {
-    const std::size_t slot = k < STAGES ? k : 1 + (k - 1) % (STAGES - 1);  // BUG: one-based wrap
-    if (k < my_tiles)
-      issue_tile<16, true>(s_tiles[slot], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
-    cp_async_commit_group();
-  };
-  for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    cp_async_wait_group<STAGES - 2>();
-    __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
-  }
-  cp_async_wait_all();
-}
-
-// ---------------------------------------------------------------------------------------------
-// v9 (negative): src-size given in words instead of bytes
-// ---------------------------------------------------------------------------------------------
-// A copy of v1 (4 slots, .cg 16 B) with the copy written inline and its src-size in words: a
-// unit bug in the one operand the hardware cannot check. A full vector is copied with src-size
-// 4, so 4 bytes are read and 12 zero-filled: three words of every vector come out as zero, and
-// every size of 3 words or more fails. At 1 and 2 words it passes: src-size 1 or 2 reads part
-// of the first word, and the words that come out are the padding zeros the reference expects
-// there (the reversal writes the padded vector's last words first). Every check size but the
-// first (one word) fails.
-__global__ void __launch_bounds__(THREADS)
-    stream_v9_srcsize_words_kernel(const std::uint32_t* __restrict__ d_in,
-                                   std::uint32_t* __restrict__ d_out, std::size_t n_words) {
-  constexpr int STAGES = 4;
-  __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
-  auto issue = [&](std::size_t k) {
-    const int left = k < my_tiles ? tile_count(n_words, tile_base(k)) - w : 0;
-    if (left > 0)
-      cp_async_cg16(smem_u32(&s_tiles[k % STAGES][w]), d_in + tile_base(k) + w,
-                    static_cast<std::uint32_t>(left < VEC_WORDS ? left : VEC_WORDS));  // BUG: words
-    cp_async_commit_group();
-  };
-  for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    cp_async_wait_group<STAGES - 2>();
-    __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
-  }
-  cp_async_wait_all();
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
-// tut::persistent_grid (which honours the harness's lap-check grid cap).
-// ---------------------------------------------------------------------------------------------
-using Launch = void (*)(const std::uint32_t*, std::uint32_t*, std::size_t, int, int, cudaStream_t);
-
 template <class Kernel>
 void launch_persistent(Kernel kernel, const std::uint32_t* d_in, std::uint32_t* d_out,
                        std::size_t n_words, int sm_count, int blocks_per_sm, cudaStream_t s) {
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
-
-template <int STAGES>
-void launch_stream_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
-                      int bps, cudaStream_t s) {
-  launch_persistent(stream_v0_primitives_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
-}
-template <int STAGES, int CP_BYTES, bool CG>
-void launch_stream_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
-                      int bps, cudaStream_t s) {
-  launch_persistent(stream_v1_cp_async_kernel<STAGES, CP_BYTES, CG>, d_in, d_out, n, sms, bps, s);
-}
-template <int STAGES, bool CG>
-void launch_window_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n, int sms,
-                      int bps, cudaStream_t s) {
-  launch_persistent(window_v2_cp_async_kernel<STAGES, CG>, d_in, d_out, n, sms, bps, s);
-}
-inline void launch_stream_v8(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                             int sms, int bps, cudaStream_t s) {
-  launch_persistent(stream_v8_wrap_bug_kernel, d_in, d_out, n, sms, bps, s);
-}
-inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                             int sms, int bps, cudaStream_t s) {
-  launch_persistent(stream_v9_srcsize_words_kernel, d_in, d_out, n, sms, bps, s);
 }
 
 }  // namespace ch06

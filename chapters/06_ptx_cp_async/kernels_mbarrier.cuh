@@ -10,6 +10,7 @@
 //   v3  the wait names its phase by the token its own arrive returned, kept per slot;
 //   v3  with cuda::ptx's arrive instead of the hand-written one (a second spelling);
 //   v4  the wait names its phase by parity: no token to keep.
+// All three use 8 slots, the ring of v1_cg16_s8, so that they compare with it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,10 +44,10 @@ __device__ __forceinline__ void cp_async_mbarrier_arrive_noinc(std::uint64_t* s_
 // indexed by k % STAGES: the compiler cannot keep a dynamically indexed array in registers, so
 // it lives in local memory (STL.64 after the arrive, LDL.64 before the wait: 16 bytes of L1
 // traffic per tile and thread). v4 needs no state.
-template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v3_mbarrier_token_kernel(const std::uint32_t* __restrict__ d_in,
                                     std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  constexpr int STAGES = 8;  // the ring of v1_cg16_s8
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];  // one mbarrier per slot: "slot holds its tile"
   if (threadIdx.x == 0)
@@ -72,10 +73,10 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // v3 with the cp.async arrive spelled by cuda::ptx (no state space in the PTX: see above).
-template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v3_cccl_arrive_kernel(const std::uint32_t* __restrict__ d_in,
                                  std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  constexpr int STAGES = 8;  // the ring of v1_cg16_s8
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];
   if (threadIdx.x == 0)
@@ -107,10 +108,10 @@ __global__ void __launch_bounds__(THREADS)
 // alone, and the state the arrive returns is dropped. Parity is enough: a slot is refilled only
 // after the __syncthreads that follows every thread's wait on it, so no slot's barrier gets a
 // whole phase ahead of its waiters.
-template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     stream_v4_mbarrier_parity_kernel(const std::uint32_t* __restrict__ d_in,
                                      std::uint32_t* __restrict__ d_out, std::size_t n_words) {
+  constexpr int STAGES = 8;  // the ring of v1_cg16_s8
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];
   if (threadIdx.x == 0)
@@ -133,25 +134,6 @@ __global__ void __launch_bounds__(THREADS)
     if (!gave_up)
       consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
   }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Launchers
-// ---------------------------------------------------------------------------------------------
-template <int STAGES>
-void launch_stream_v3_token(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                            int sms, int bps, cudaStream_t s) {
-  launch_persistent(stream_v3_mbarrier_token_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
-}
-template <int STAGES>
-void launch_stream_v3_cccl(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                           int sms, int bps, cudaStream_t s) {
-  launch_persistent(stream_v3_cccl_arrive_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
-}
-template <int STAGES>
-void launch_stream_v4_parity(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n,
-                             int sms, int bps, cudaStream_t s) {
-  launch_persistent(stream_v4_mbarrier_parity_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
 }
 
 }  // namespace ch06

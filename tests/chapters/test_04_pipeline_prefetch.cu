@@ -145,8 +145,11 @@ tut::DecodedTrace traced_run() {
   tut::TraceRecorder rec({grid, 1, 256}, 2);
   rec.clear(nullptr);
   p.poison(nullptr);
-  ch04::launch_traced<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), STAGES == 0 ? 0 : p.rounds,
-                              grid, rec.arg(), nullptr);
+  if constexpr (STAGES == 0)  // the launchers size the same grid as traced_grid()
+    ch04::launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 1, nullptr, rec.arg());
+  else
+    ch04::launch_stream_v2<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 1,
+                                   nullptr, rec.arg());
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaDeviceSynchronize());
   const tut::VerifyResult r = p.verify(nullptr, STAGES == 0 ? ch04::kCopy : ch04::kWork);

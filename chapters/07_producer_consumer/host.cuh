@@ -2,32 +2,18 @@
 // the chapter's size settings. The lesson's device code is in kernels.cuh.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
-#include "common/shared_scrub.cuh"
-#include "common/timeline.cuh"
+#include "common/timeline_run.cuh"
+#include "common/workload_stencil_stream.cuh"
 #include "kernels.cuh"
 
 namespace ch07 {
-
-inline std::vector<float> reference_stencil(const std::vector<float>& in) {
-  const std::size_t n = in.size();
-  std::vector<float> out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    float sum = 0.0f;  // 15 terms on a 2^-10 grid below 512 in magnitude: exact in fp32
-    for (int k = -RADIUS; k <= RADIUS; ++k) {
-      const long long j = static_cast<long long>(i) + k;
-      sum += j >= 0 && j < static_cast<long long>(n) ? in[static_cast<std::size_t>(j)] : 0.0f;
-    }
-    out[i] = sum;
-  }
-  return out;
-}
 
 /// One input and one output buffer of `size` bytes (floats).
 struct Problem {
@@ -39,13 +25,13 @@ struct Problem {
   void poison(cudaStream_t s) { d_out.poison(s); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
     const std::vector<float> got = d_out.download(s);
-    if (want.empty()) want = reference_stencil(h_in);
+    // the common stencil reference at radius 7: 15-term sums of these inputs are exact in fp32
+    if (want.empty()) want = tut::stencil_stream::reference_stencil(h_in, RADIUS);
     return tut::compare_exact_floats(got.data(), want.data(), n);
   }
   double work() const { return 2.0 * static_cast<double>(cfg.size); }
   std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
   int sms() const { return cfg.device.sm_count; }
-  int blocks_per_sm() const { return static_cast<int>(cfg.extra("blocks-per-sm")); }
 
   tut::RunConfig cfg;
   std::size_t n;
@@ -53,13 +39,19 @@ struct Problem {
   std::vector<float> h_in, want;
 };
 
+}  // namespace ch07
+
+#include "tests/negatives/07_producer_consumer.cuh"  // v9, the thread-scope hand-over
+
+namespace ch07 {
+
 /// The ratio sweep at 256 threads per block, --blocks-per-sm blocks per SM. "Slots" is the
 /// ring size (STAGES); at the wait for a tile, v0 has STAGES-1 tiles in flight, v1 up to STAGES.
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   auto launcher = [](Launch launch) {
     return [launch](Problem& p, cudaStream_t s) {
-      launch(p.d_in.data(), p.d_out.data(), p.n, p.sms(), p.blocks_per_sm(), s);
+      launch(p.d_in.data(), p.d_out.data(), p.n, p.sms(), tut::blocks_per_sm(p.cfg), s);
     };
   };
   v.add("v0_unified_s4", "v0 unified 8 warps, 4 slots",
@@ -79,10 +71,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v1_split_p2c6_s8", "v1 split 2P:6C, 8 slots",
         "2 producer warps, 6 consumer warps, 8 slots: up to 8 tiles in flight",
         launcher(launch_stencil_v1<8, 64>));
-  v.add("v9_thread_scope", "v9 BROKEN: thread-scope hand-over",
-        "negative: consumers wait on their own (empty) commit groups; must FAIL",
-        launcher(launch_stencil_v9))
-      .negative = true;
+  add_negatives(v);
   return v.list;
 }
 
@@ -103,63 +92,39 @@ template <int STAGES, int PRODUCERS>
 bool trace_split(Problem& p, cudaStream_t s, const char* key, const char* title,
                  std::vector<tut::KernelTrace>& out) {
   constexpr std::uint32_t lanes = 1 + (THREADS - PRODUCERS) / 32;
-  const unsigned grid = grid_stencil_v1_traced<STAGES, PRODUCERS>(p.sms(), p.blocks_per_sm());
+  const int sms = p.sms(), blocks_per_sm = tut::blocks_per_sm(p.cfg);
+  const unsigned grid = grid_stencil_v1_traced<STAGES, PRODUCERS>(sms, blocks_per_sm);
   tut::TraceRecorder rec({grid, lanes, kTimelineCapacity});
-  rec.clear(s);
-  p.poison(s);
-  tut::scrub_shared_memory(s);
-  launch_stencil_v1_traced<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, grid,
-                                              rec.arg(), s);
-  CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(s));
-  const tut::VerifyResult r = p.verify(s, 0);
-  if (!r.ok()) {
-    std::printf("[%s] traced run: %s\n%s", key, r.summary().c_str(), r.details().c_str());
-    return false;
-  }
-  tut::KernelTrace kt{key, title, {"producer warps (thread 0)"}, rec.download(s)};
+  tut::KernelTrace kt{key, title, {"producer warps (thread 0)"}, {}};
   for (std::uint32_t w = 1; w < lanes; ++w)
     kt.lane_names.push_back("consumer warp " + std::to_string(w - 1));
-  // What tracing costs: the same launch untraced and traced, median of 20 each.
-  tut::measure_trace_overhead(
-      kt, s, 3, 20,
-      [&](cudaStream_t st) {
-        launch_stencil_v1<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, p.sms(),
-                                             p.blocks_per_sm(), st);
-      },
-      [&](cudaStream_t st) {
-        launch_stencil_v1_traced<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, grid,
-                                                    rec.arg(), st);
-      });
-  out.push_back(std::move(kt));
-  return true;
+  // Untraced, the variant's own launcher; traced, the TraceOn instance on the recorder's grid.
+  return tut::trace_checked_run(p, 0, s, rec, std::move(kt), out, [&](cudaStream_t st, auto trace) {
+    if constexpr (std::is_same_v<decltype(trace), tut::TraceOn>)
+      launch_stencil_v1_traced<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, grid, trace,
+                                                  st);
+    else
+      launch_stencil_v1<STAGES, PRODUCERS>(p.d_in.data(), p.d_out.data(), p.n, sms, blocks_per_sm,
+                                           st);
+  });
 }
 
 inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std::string& path) {
-  tut::RunConfig cfg = run;
-  cfg.size = std::min<std::uint64_t>(run.size, kTimelineBytes);
-  Problem p(cfg);
+  Problem p(tut::timeline_config(run, kTimelineBytes));
   std::vector<tut::KernelTrace> kernels;
   bool ok = trace_split<4, 64>(p, s, "v1_split_p2c6_s4", "v1 split 2P:6C, 4 slots", kernels);
   ok = trace_split<8, 64>(p, s, "v1_split_p2c6_s8", "v1 split 2P:6C, 8 slots", kernels) && ok;
-  const std::string command = "ch07_producer_consumer --timeline=" + path + " --size=" +
-                              std::to_string(cfg.size) + " --blocks-per-sm=" +
-                              std::to_string(p.blocks_per_sm());
-  return tut::write_timeline(path, kernels, {"ch07_producer_consumer", cfg.device.name, command}) &&
-         ok;
+  const std::string flags = " --blocks-per-sm=" + std::to_string(tut::blocks_per_sm(run));
+  return tut::write_chapter_timeline(path, kernels, p.cfg, "ch07_producer_consumer", flags) && ok;
 }
 
 inline tut::Chapter<Problem> chapter() {
   tut::Chapter<Problem> ch;
   ch.id = "ch07_producer_consumer";
   ch.title = "Chapter 07: producer/consumer warps through a block-scope cuda::pipeline";
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch);  // bytes, multiples of one float4
   ch.check_sizes = kCheckSizes;
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
-  ch.extra_options = {{"blocks-per-sm", "blocks per SM for every variant", 1, 1, 32}};
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for every variant")};
   ch.variants = variants();
   // The chapter's point at 1 block/SM: the split that wins (2 producer warps, 8 slots) against
   // the unified pipeline with the same ring.

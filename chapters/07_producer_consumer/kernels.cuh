@@ -17,7 +17,6 @@
 #pragma once
 
 #include <cooperative_groups.h>
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <cuda/pipeline>
@@ -128,7 +127,8 @@ __global__ void __launch_bounds__(THREADS)
 //   consumer_wait()     waits on "produced": the whole tile is in the slot, for every consumer;
 //   consumer_release()  arrives on "consumed".
 // The mbarriers are block-scope objects in shared memory, so an arrival by one thread is seen
-// by another: that is what a thread-scope pipeline (v9) cannot do.
+// by another: that is what a thread-scope pipeline cannot do (the negative v9,
+// tests/negatives/07_producer_consumer.cuh).
 // Timeline (tut::TraceOn only; tut::TraceOff compiles to the same code as no calls): lane 0 is
 // producer thread 0, lane 1 + w is consumer warp w (its lane 0 records).
 template <int STAGES, int PRODUCERS, class Tracing = tut::TraceOff>
@@ -189,52 +189,6 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): the hand-over through a THREAD-scope pipeline
-// ---------------------------------------------------------------------------------------------
-// A common producer/consumer example uses the __pipeline_* primitives: the producers copy with
-// __pipeline_memcpy_async + __pipeline_commit, and the consumers call
-// __pipeline_wait_prior(0). But commit groups belong to the thread that commits them:
-// cp.async.wait_group in a consumer waits for the CONSUMER's groups - it has none - and
-// returns at once. Nothing orders the consumer's reads after the producer's copies.
-// A plain data race fails only some of the time; to fail on every run, this variant executes
-// the buggy code under the worst schedule it allows: the producers issue tile k only after
-// the consumers have read the slot (a __syncthreads between the two sides; the bug itself
-// provides no ordering that would forbid it). The slot starts as NaN, so every block's first
-// tile is NaN and later tiles are computed from the previous tile's data. Nothing waits on
-// anything unbounded: it cannot hang.
-template <int PRODUCERS>
-__global__ void __launch_bounds__(THREADS)
-    stencil_v9_thread_scope_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
-                                   std::size_t n) {
-  constexpr int CONSUMERS = THREADS - PRODUCERS;
-  __shared__ alignas(16) float s_slot[SLOT_FLOATS];
-  const int t = threadIdx.x;
-  for (int i = t; i < SLOT_FLOATS; i += THREADS) s_slot[i] = __int_as_float(0x7fc00000);  // NaN
-  __syncthreads();
-  const std::size_t my_tiles = tiles_for_block(n);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    const std::size_t base = tile_base(k);
-    if (t >= PRODUCERS) {
-      __pipeline_wait_prior(0);  // BUG: this thread committed nothing; returns immediately
-      stencil_slot(s_slot, d_out, base, tile_count(n, base), t - PRODUCERS, CONSUMERS);
-    }
-    __syncthreads();  // the adversarial schedule: consumers read before producers issue
-    if (t < PRODUCERS) {
-      for (int v = t; v < SLOT_VECS; v += PRODUCERS) {
-        const long long first = static_cast<long long>(base) - HALO + 4 * v;
-        if (first >= 0 && first < static_cast<long long>(n))
-          __pipeline_memcpy_async(s_slot + 4 * v, d_in + first, 16);
-        else
-          *reinterpret_cast<float4*>(s_slot + 4 * v) = make_float4(0.f, 0.f, 0.f, 0.f);
-      }
-      __pipeline_commit();
-      __pipeline_wait_prior(0);  // the producer's own copies: this wait does work
-    }
-    __syncthreads();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit). Every
 // kernel walks its tiles grid-stride, so it is correct for any grid the launcher picks.
 // ---------------------------------------------------------------------------------------------
@@ -270,10 +224,6 @@ void launch_stencil_v1_traced(const float* d_in, float* d_out, std::size_t n, un
                               tut::TraceOn trace, cudaStream_t s) {
   stencil_v1_split_kernel<STAGES, PRODUCERS, tut::TraceOn><<<grid, THREADS, 0, s>>>(d_in, d_out,
                                                                                    n, trace);
-}
-inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
-                              cudaStream_t s) {
-  launch_persistent(stencil_v9_thread_scope_kernel<64>, d_in, d_out, n, sms, bps, s);
 }
 
 }  // namespace ch07

@@ -86,7 +86,7 @@ TEST(Ch07Laps, LargestCheckSizeGivesTwoBlocksThreeLaps) {
 TEST(Ch07Reference, StencilOnAKnownInput) {
   // Host-only: 16 ones. Output i counts the in-range neighbours within radius 7.
   const std::vector<float> in(16, 1.0f);
-  const auto out = ch07::reference_stencil(in);
+  const auto out = tut::stencil_stream::reference_stencil(in, ch07::RADIUS);
   EXPECT_EQ(out[0], 8.0f);   // i = 0: itself + 7 to the right
   EXPECT_EQ(out[7], 15.0f);  // i = 7: 7 left + itself + 7 right
   EXPECT_EQ(out[15], 8.0f);

@@ -211,22 +211,6 @@ __global__ void slice_v4_zfill_kernel(const Chunk* d_in, Chunk* d_out, std::size
 }
 
 // ---------------------------------------------------------------------------------------------
-// v9 (negative): the common pattern taken literally - half the lanes copy their own chunk only
-// ---------------------------------------------------------------------------------------------
-// Lanes with lane % 16 >= 8 never copy, and nobody copies for them: chunks 8-15 and 24-31 of
-// every slice are never staged, so their outputs come from whatever the slot held. Unique
-// inputs make that fail at every check size with more than 8 chunks in a slice.
-struct IssueHalfOnly {
-  __device__ void operator()(Chunk* s, const Chunk* g, int m, int lane, Pipe& pipe) const {
-    if (is_issuer(lane) && lane < m)  // BUG: nobody covers the other half of the slice
-      cuda::memcpy_async(s + lane, g + lane, cuda::aligned_size_t<16>(16), pipe);
-  }
-};
-__global__ void slice_v9_half_only_kernel(const Chunk* d_in, Chunk* d_out, std::size_t n) {
-  reverse_slices(d_in, d_out, n, IssueHalfOnly{});
-}
-
-// ---------------------------------------------------------------------------------------------
 // Launchers. `blocks_per_sm` = 0 means full occupancy. The grid is persistent; every kernel
 // walks its tiles grid-stride, so it is correct for any grid the launcher picks.
 // ---------------------------------------------------------------------------------------------
@@ -236,24 +220,6 @@ inline void launch_slice(KernelFn kernel, const Chunk* d_in, Chunk* d_out, std::
                          int sm_count, int blocks_per_sm, cudaStream_t s) {
   const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
   kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_chunks);
-}
-inline void launch_slice_v0(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v0_converged_kernel, i, o, n, sms, bps, s);
-}
-inline void launch_slice_v1(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v1_divergent_kernel, i, o, n, sms, bps, s);
-}
-inline void launch_slice_v2(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v2_syncwarp_kernel, i, o, n, sms, bps, s);
-}
-inline void launch_slice_v3(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v3_sized_kernel, i, o, n, sms, bps, s);
-}
-inline void launch_slice_v4(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v4_zfill_kernel, i, o, n, sms, bps, s);
-}
-inline void launch_slice_v9(const Chunk* i, Chunk* o, std::size_t n, int sms, int bps, cudaStream_t s) {
-  launch_slice(slice_v9_half_only_kernel, i, o, n, sms, bps, s);
 }
 
 }  // namespace ch08

@@ -90,7 +90,7 @@ TEST(Ch08Reference, ReverseSlicesOnAKnownInput) {
   const std::size_t n_chunks = ch08::SLICE_CHUNKS + 3;
   std::vector<std::uint32_t> in(n_chunks * 4);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i);
-  const auto out = ch08::reference_reverse_slices(in);
+  const auto out = tut::stencil_stream::reference_reverse_tiles(in, ch08::SLICE_CHUNKS);
   EXPECT_EQ(out[0], (ch08::SLICE_CHUNKS - 1) * 4u);                  // chunk 0 <- chunk 31
   EXPECT_EQ(out[ch08::SLICE_CHUNKS * 4], (ch08::SLICE_CHUNKS + 2) * 4u);  // chunk 32 <- 34
   EXPECT_EQ(out[(ch08::SLICE_CHUNKS + 2) * 4 + 1], ch08::SLICE_CHUNKS * 4u + 1);

@@ -44,6 +44,12 @@ struct Problem {
   std::vector<std::uint32_t> h_in;
 };
 
+}  // namespace ch09
+
+#include "tests/negatives/09_alignment.cuh"  // v9, the source address rounded down
+
+namespace ch09 {
+
 /// The registry. `.reference` carries the source offset each variant must reproduce.
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
@@ -99,17 +105,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) {
           launch_copy_barrier(p.src(0), p.d_out.data(), p.cfg.size, p.sms(), s);
         });
-  v.add("v9_rounded_down_src_off4", "v9 BROKEN: <16> on src +4, rounded down",
-        "negative: a source 4 bytes off, its address rounded down to keep the 16-byte promise; "
-        "copies the wrong bytes, must FAIL",
-        [](Problem& p, cudaStream_t s) {
-          // The kernel makes its own addresses 16-byte aligned, so the launch check (the real
-          // source alignment, 4) passes and the broken kernel runs.
-          launch_copy(copy_v9_rounded_down_kernel, 4, "rounded-down aligned_size_t<16>", p.src(4),
-                      p.d_out.data(), p.cfg.size, 0, p.sms(), s);
-        })
-      .reference = 4;
-  v.list.back().negative = true;
+  add_negatives(v);
   return v.list;
 }
 
@@ -123,12 +119,8 @@ inline tut::Chapter<Problem> chapter() {
   tut::Chapter<Problem> ch;
   ch.id = "ch09_alignment";
   ch.title = "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback";
-  ch.size_help = "bytes per buffer, a multiple of 16 (default 1G)";
-  ch.size_multiple = 16;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{1} << 30; };
+  tut::set_buffer_sizes(ch);
   ch.check_sizes = kCheckSizes;
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = variants();
   ch.tour_lesson = "v6_align1";  // the promise that costs: the synchronous byte loop
   ch.tour_baseline = "v0_align16";

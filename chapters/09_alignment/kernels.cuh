@@ -87,19 +87,6 @@ struct IssueAligned128 {  // a 128-byte promise holds only for whole 128-byte mu
       cuda::memcpy_async(warp, s, g, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
   }
 };
-// The negative: the source is 4 bytes past a 16-byte boundary, and the copy "makes" its
-// 16-byte promise true by rounding the address down. Every copy is legal and in bounds (the
-// buffer starts 256-byte aligned), but it copies the 4 bytes before the data and drops the
-// last 4 of each chunk: the same check as every other row catches it.
-struct IssueRoundedDown {
-  __device__ void operator()(const Warp& warp, unsigned char* s, const unsigned char* g, int bytes,
-                             Pipe& pipe) const {
-    const auto* g16 = reinterpret_cast<const unsigned char*>(
-        reinterpret_cast<std::uintptr_t>(g) & ~std::uintptr_t{15});  // BUG: moves the data
-    cuda::memcpy_async(warp, s, g16, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
-  }
-};
-
 // ---------------------------------------------------------------------------------------------
 // The protocol: a 4-slot per-thread pipeline of 512-byte warp slices. Each warp copies and
 // consumes only its own slices, so __syncwarp is the only barrier.
@@ -193,10 +180,6 @@ __global__ void copy_v6_align1_kernel(const unsigned char* src, uint4* out, std:
 // v7: aligned_size_t<128>: still cp.async.cg 16 - the cp.async unit is capped at 16 bytes
 __global__ void copy_v7_align128_kernel(const unsigned char* src, uint4* out, std::size_t size, int dst_off) {
   stage_slices(src, out, size, dst_off, IssueAligned128{});
-}
-// v9 (negative): the source 4 bytes off, "fixed" by rounding the address down
-__global__ void copy_v9_rounded_down_kernel(const unsigned char* src, uint4* out, std::size_t size, int dst_off) {
-  stage_slices(src, out, size, dst_off, IssueRoundedDown{});
 }
 
 // ---------------------------------------------------------------------------------------------

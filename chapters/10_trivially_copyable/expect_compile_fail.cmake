@@ -1,18 +1,21 @@
-# Passes only when SRC compiles with -DCONTROL and FAILS without it, with EXPECT in the output.
-# Usage: cmake -DNVCC=<nvcc> -DSRC=<file.cu> -DINC=<dir> -DOUT=<dir> -DEXPECT=<regex> -P this
-set(flags -std=c++17 -arch=compute_80 -ptx -I${INC})
+# Passes only when case CASE of SRC compiles with -DCONTROL and FAILS without it, with EXPECT in
+# the output.
+# Usage: cmake -DNVCC=<nvcc> -DSRC=<file.cu> -DCASE=<barrier|guard> -DINC=<dir> -DOUT=<dir>
+#              -DEXPECT=<regex> -P this
+string(TOUPPER "${CASE}" case_upper)
+set(flags -std=c++17 -arch=compute_80 -ptx -I${INC} -DCASE_${case_upper})
 execute_process(COMMAND ${NVCC} ${flags} -DCONTROL ${SRC} -o ${OUT}/control.ptx
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "control build of ${SRC} (plain type) failed, so the test proves nothing:\n${out}${err}")
+  message(FATAL_ERROR "control build of ${SRC}, case ${CASE} (plain type) failed, so the test proves nothing:\n${out}${err}")
 endif()
 execute_process(COMMAND ${NVCC} ${flags} ${SRC} -o ${OUT}/fail.ptx
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(rc EQUAL 0)
-  message(FATAL_ERROR "${SRC} compiled, but it must be rejected (${EXPECT})")
+  message(FATAL_ERROR "${SRC}, case ${CASE}, compiled, but it must be rejected (${EXPECT})")
 endif()
 if(NOT "${out}${err}" MATCHES "${EXPECT}")
-  message(FATAL_ERROR "${SRC} failed, but without the expected diagnostic '${EXPECT}':\n${out}${err}")
+  message(FATAL_ERROR "${SRC}, case ${CASE}, failed, but without the expected diagnostic '${EXPECT}':\n${out}${err}")
 endif()
 string(REGEX MATCH "[^\n]*${EXPECT}[^\n]*" line "${out}${err}")
 message("rejected as expected: ${line}")

@@ -56,34 +56,41 @@ struct Problem {
   std::vector<float> wants[2];
 };
 
+/// Adds a variant that runs `kernel` at full occupancy; its output must match the CPU
+/// reference of `layout`.
+inline tut::Variant<Problem>& add_advance(tut::VariantList<Problem>& v, const char* key,
+                                          const char* name, const char* description,
+                                          AdvanceKernel kernel, Reference layout) {
+  auto launch = [kernel](Problem& p, cudaStream_t s) {
+    launch_advance(kernel, p.d_in.data(), p.d_out.data(), p.n, p.sms(), s);
+  };
+  tut::Variant<Problem>& added = v.add(key, name, description, launch);
+  added.reference = layout;
+  return added;
+}
+
+}  // namespace ch10
+
+#include "tests/negatives/10_trivially_copyable.cuh"  // v9, staged by the copy constructor
+
+namespace ch10 {
+
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  auto launcher = [](AdvanceKernel kernel) {
-    return [kernel](Problem& p, cudaStream_t s) {
-      launch_advance(kernel, p.d_in.data(), p.d_out.data(), p.n, p.sms(), s);
-    };
-  };
-  v.add("v0_aos_sizet", "v0 AoS, size_t (align 4)",
-        "plain-data Particle, plain size_t: cp.async.ca 4 B", launcher(advance_v0_aos_sizet_kernel))
-      .reference = kAoS;
-  v.add("v1_aos_align16", "v1 AoS, aligned_size_t<16>",
-        "plain-data Particle, 16-byte promise: cp.async.cg 16 B",
-        launcher(advance_v1_aos_align16_kernel))
-      .reference = kAoS;
-  v.add("v2_soa_align16", "v2 SoA planes, <16>",
-        "six float planes, each copied with a 16-byte promise", launcher(advance_v2_soa_align16_kernel))
-      .reference = kSoA;
-  v.add("v3_ctor_unchecked", "v3 AoS with copy ctor",
-        "ParticleWithCtor via the unchecked pipeline overload: compiles, copies the bytes, skips "
-        "the constructor",
-        launcher(advance_v3_ctor_unchecked_kernel))
-      .reference = kAoS;
-  auto& neg = v.add("v9_ctor_constructed", "v9 BROKEN: staged by copy ctor",
-                    "negative: ParticleWithCtor staged through its copy constructor, which drops "
-                    "the velocity; must FAIL",
-                    launcher(advance_v9_ctor_constructed_kernel));
-  neg.reference = kAoS;
-  neg.negative = true;
+  add_advance(v, "v0_aos_sizet", "v0 AoS, size_t (align 4)",
+              "plain-data Particle, plain size_t: cp.async.ca 4 B", advance_v0_aos_sizet_kernel,
+              kAoS);
+  add_advance(v, "v1_aos_align16", "v1 AoS, aligned_size_t<16>",
+              "plain-data Particle, 16-byte promise: cp.async.cg 16 B",
+              advance_v1_aos_align16_kernel, kAoS);
+  add_advance(v, "v2_soa_align16", "v2 SoA planes, <16>",
+              "six float planes, each copied with a 16-byte promise", advance_v2_soa_align16_kernel,
+              kSoA);
+  add_advance(v, "v3_ctor_unchecked", "v3 AoS with copy ctor",
+              "ParticleWithCtor via the unchecked pipeline overload: compiles, copies the bytes, "
+              "skips the constructor",
+              advance_v3_ctor_unchecked_kernel, kAoS);
+  add_negatives(v);
   return v.list;
 }
 
@@ -97,12 +104,8 @@ inline tut::Chapter<Problem> chapter() {
   tut::Chapter<Problem> ch;
   ch.id = "ch10_trivially_copyable";
   ch.title = "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async";
-  ch.size_help = "bytes per buffer, a multiple of 96 (4 particles of 24 B; default ~1G)";
-  ch.size_multiple = 96;
-  ch.max_size = 16ull << 30;
-  ch.default_size = [](const tut::DeviceSummary&) { return (std::uint64_t{1} << 30) / 96 * 96; };
+  tut::set_buffer_sizes(ch, 96, " (4 particles of 24 B)");
   ch.check_sizes = kCheckSizes;
-  ch.device_bytes = [](std::uint64_t size) { return 4 * size + (std::size_t{64} << 20); };
   ch.variants = variants();
   ch.tour_lesson = "v1_aos_align16";  // the same plain data, promised 16-byte alignment
   ch.tour_baseline = "v0_aos_sizet";

@@ -2,11 +2,12 @@
 //
 // memcpy_async moves BYTES (cp.async, or a load/store loop); it never runs a copy constructor.
 // So the element type must be trivially copyable. CCCL 3.0 enforces that in the cuda::barrier
-// overloads (a static_assert; compile_fail_barrier.cu) but not in the cuda::pipeline ones: a
-// type with a user-defined copy constructor compiles there, its bytes are copied, and its
-// constructor is silently skipped (v3). The fix: keep the data plain (Particle, checked by
+// overloads (a static_assert; compile_fail.cu, CASE_BARRIER) but not in the cuda::pipeline
+// ones: a type with a user-defined copy constructor compiles there, its bytes are copied, and
+// its constructor is silently skipped (v3). The fix: keep the data plain (Particle, checked by
 // static_assert) and put the behaviour in functions (advance()); checked_memcpy_async in
-// particle.cuh adds the missing static_assert to the pipeline path (compile_fail_guard.cu).
+// particle.cuh adds the missing static_assert to the pipeline path (compile_fail.cu,
+// CASE_GUARD).
 //
 // The type's alignment matters too: Particle is 6 floats (alignof 4), so a plain size_t gives
 // 4-byte cp.async.ca; an aligned_size_t<16> promise, or a struct-of-arrays layout with
@@ -23,7 +24,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <new>
 
 #include "common/launch.cuh"
 #include "chapters/10_trivially_copyable/particle.cuh"  // from the root, as the tests see it
@@ -94,18 +94,6 @@ struct AoSCtorUnchecked : AoS {
     cuda::memcpy_async(warp, reinterpret_cast<ParticleWithCtor*>(s),
                        reinterpret_cast<const ParticleWithCtor*>(d_in + base * FIELDS),
                        static_cast<std::size_t>(m) * sizeof(ParticleWithCtor), pipe);
-  }
-};
-// v9 (negative): the same type, staged the way its author meant copies to happen - through
-// its copy constructor. The constructor keeps the position and zeroes the velocity, so every
-// particle comes out unmoved and with no velocity. Synchronous; the pipeline is not used.
-struct AoSCtorConstructed : AoS {
-  __device__ static void issue(const Warp& warp, float* s, const float* d_in, std::size_t,
-                               std::size_t base, int m, Pipe&) {
-    auto* dst = reinterpret_cast<ParticleWithCtor*>(s);
-    const auto* src = reinterpret_cast<const ParticleWithCtor*>(d_in + base * FIELDS);
-    for (int i = static_cast<int>(warp.thread_rank()); i < m; i += WARP)
-      new (dst + i) ParticleWithCtor(src[i]);  // BUG: the constructor does not copy the velocity
   }
 };
 // v2: six planes, each copied with a 16-byte promise (plane j of the slice is 4m bytes)
@@ -197,9 +185,6 @@ __global__ void advance_v2_soa_align16_kernel(const float* in, float* out, std::
 }
 __global__ void advance_v3_ctor_unchecked_kernel(const float* in, float* out, std::size_t n) {
   advance_slices<AoSCtorUnchecked>(in, out, n);
-}
-__global__ void advance_v9_ctor_constructed_kernel(const float* in, float* out, std::size_t n) {
-  advance_slices<AoSCtorConstructed>(in, out, n);
 }
 
 /// Launch `kernel` on a persistent grid at full occupancy.

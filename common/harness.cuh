@@ -164,8 +164,9 @@ struct Chapter {
 template <class Problem>
 void set_buffer_sizes(Chapter<Problem>& ch, std::uint64_t multiple = 16,
                       const std::string& note = "") {
+  const bool exact = (std::uint64_t{1} << 30) % multiple == 0;
   ch.size_help = "bytes per buffer, a multiple of " + std::to_string(multiple) + note +
-                 " (default 1G)";
+                 (exact ? " (default 1G)" : " (default ~1G)");
   ch.size_multiple = multiple;
   ch.max_size = std::uint64_t{16} << 30;
   ch.default_size = [multiple](const DeviceSummary&) {

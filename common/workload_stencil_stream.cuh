@@ -1,7 +1,9 @@
 /// @file workload_stencil_stream.cuh
 /// @brief The two workloads of chapters 01-03: a radius-3 box stencil and a tile-reversal
 ///        stream. Their shapes, CPU references, the Problem the harness drives, and the size
-///        rules (host side; the one device helper is stream_tile_count()).
+///        rules (host side; the one device helper is stream_tile_count()). Later chapters reuse
+///        pieces: the stencil reference (07), the tile-reversal reference (08) and the stream
+///        Problem (11).
 ///
 /// Chapters 01, 02 and 03 run the same two workloads over the same buffers, so that their rows
 /// compare like with like:

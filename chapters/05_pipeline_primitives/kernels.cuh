@@ -19,7 +19,7 @@
 // Workload (every variant, common/workload_reversed_tiles.cuh): 4 KiB tiles of 1024 words, the
 // last one possibly ragged, each zero-padded to whole 16-byte vectors and reversed word by word.
 //
-// This file holds the device code and launchers in reading order; the variant registry is in
+// This file holds the device code and its launcher in reading order; the variant registry is in
 // host.cuh. Minimum compute capability: 8.0 (cp.async).
 #pragma once
 

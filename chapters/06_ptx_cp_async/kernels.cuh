@@ -17,8 +17,9 @@
 //           (common/workload_reversed_tiles.cuh, as chapter 05).
 //   window  out[i] = in[i] + in[i + 1024] (32-bit wrap-around), in[] past the end read as 0.
 //
-// This file and kernels_mbarrier.cuh hold the device code and the launchers in reading order;
-// the Problem's window reference and the variant registry are in host.cuh.
+// This file and kernels_mbarrier.cuh (included at the end) hold the device code in reading
+// order, and one launcher for all of it; the Problem's window reference and the variant
+// registry are in host.cuh.
 // Minimum compute capability: 8.0 (cp.async).
 #pragma once
 

@@ -1,8 +1,7 @@
-// Chapter 05's negative: a copy of stream_v1_primitives_kernel (chapters/05_pipeline_primitives/
-// kernels.cuh) at 3 slots and 16 B, with the copy written inline and its one changed line marked
-// // BUG:. It must FAIL under --check-only. The chapter's host.cuh includes this file after the
-// Problem (the workload's, tut::reversed_tiles::Problem) and calls add_negatives() at the end of
-// variants().
+// Chapter 05's negative: a copy of chapters/05_pipeline_primitives/kernels.cuh's
+// stream_v1_primitives_kernel (3 slots, 16 B, copy inline), its one changed line marked // BUG:.
+// It must FAIL under --check-only. host.cuh includes this file after the Problem (the
+// workload's, tut::reversed_tiles::Problem) and calls add_negatives() at the end of variants().
 #pragma once
 
 #include <cuda_pipeline.h>

@@ -1,8 +1,7 @@
-// Chapter 06's negatives: copies of stream_v1_cp_async_kernel (chapters/06_ptx_cp_async/
-// kernels.cuh), at 8 slots (v8) and 4 slots with the copy written inline (v9), each with its one
-// changed line marked // BUG:; commit and wait are common/cp_async.cuh's spellings of the same
-// instructions. Each must FAIL under --check-only. The chapter's host.cuh includes this file
-// after its Problem and calls add_negatives() at the end of variants().
+// Chapter 06's negatives: copies of chapters/06_ptx_cp_async/kernels.cuh's
+// stream_v1_cp_async_kernel (v8: 8 slots; v9: 4 slots, copy inline; commit and wait through
+// common/cp_async.cuh), one changed line each marked // BUG:. Each must FAIL under --check-only.
+// host.cuh includes this file after its Problem and calls add_negatives() at the end of variants().
 #pragma once
 
 #include <cuda_runtime.h>

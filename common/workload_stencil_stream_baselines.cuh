@@ -1,6 +1,6 @@
 /// @file workload_stencil_stream_baselines.cuh
 /// @brief The baselines that chapters 02 and 03 compare their copies with, on the stencil/stream
-///        workload (workload_stencil_stream.cuh); workload_stencil_stream_launch.cuh runs them.
+///        workload (workload_stencil_stream.cuh); workload_stencil_stream_kernels.cuh runs them.
 ///
 /// Each kernel here is taught, with its comments and exercise, in an earlier chapter's
 /// kernels.cuh; a later chapter runs this copy as its baseline row, so that editing a lesson
@@ -22,7 +22,7 @@
 
 #include "block_barrier.cuh"
 #include "workload_stencil_stream.cuh"
-#include "workload_stencil_stream_launch.cuh"
+#include "workload_stencil_stream_kernels.cuh"
 
 namespace tut::stencil_stream {
 
@@ -45,12 +45,7 @@ __global__ void stencil_sync_kernel(const float* __restrict__ d_in, float* __res
       s_tile[kRadius + t + kRadius] = right < n ? d_in[right] : 0.0f;
     }
     __syncthreads();  // read after write
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -kRadius; k <= kRadius; ++k) sum += s_tile[kRadius + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     __syncthreads();  // write after read
   }
 }
@@ -99,12 +94,7 @@ __global__ void stencil_async_kernel(const float* __restrict__ d_in, float* __re
       else s_tile[kRadius + t + kRadius] = 0.0f;
     }
     bar.arrive_and_wait();  // every thread arrived and every copy landed
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -kRadius; k <= kRadius; ++k) sum += s_tile[kRadius + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     __syncthreads();  // write after read
   }
 }

@@ -1,14 +1,19 @@
-/// @file workload_stencil_stream_launch.cuh
-/// @brief How every kernel on the stencil/stream workload (workload_stencil_stream.cuh) is
-///        launched: 256 threads on a persistent grid over the Problem's buffers, and the
-///        variant launch functions that chapters 01-03 register.
+/// @file workload_stencil_stream_kernels.cuh
+/// @brief What every kernel on the stencil/stream workload (workload_stencil_stream.cuh)
+///        shares, and how it is launched: the block size, the stencil's window sum, the
+///        launchers (256 threads on a persistent grid over the Problem's buffers), and on the
+///        host the registry rows and the chapter description that chapters 01-03 share.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "harness.cuh"
 #include "launch.cuh"
 #include "workload_stencil_stream.cuh"
 
@@ -17,6 +22,16 @@ namespace tut::stencil_stream {
 /// @brief Threads per block of every kernel on this workload: one per stencil output and one
 ///        per stream float4 of a tile.
 inline constexpr int kThreads = 256;
+
+/// @brief The stencil's output for thread @p t of a tile staged in shared memory as
+///        [kRadius halo | kStencilTileElems | kRadius halo]: the 2*kRadius+1 elements centred
+///        on slot kRadius + t, summed left to right (the order of the CPU reference).
+__device__ __forceinline__ float stencil_sum(const float* s_tile, int t) {
+  float sum = 0.0f;
+#pragma unroll
+  for (int k = -kRadius; k <= kRadius; ++k) sum += s_tile[kRadius + t + k];
+  return sum;
+}
 
 using StencilKernel = void (*)(const float*, float*, std::size_t);
 using StreamKernel = void (*)(const float4*, float4*, std::size_t);
@@ -38,17 +53,55 @@ inline void launch_stream(StreamKernel kernel, Problem& p, int blocks_per_sm, cu
 ///        as many blocks per SM as fit (the "_full" rows).
 enum class Occupancy { kLow, kFull };
 
-/// @brief A variant's launch function (VariantList::add) for a stencil kernel.
-inline std::function<void(Problem&, cudaStream_t)> stencil_variant(StencilKernel kernel) {
-  return [kernel](Problem& p, cudaStream_t s) { launch_stencil(kernel, p, s); };
+/// @brief Registers a stencil kernel (full occupancy, checked against the stencil reference);
+///        returns the variant so that optional fields (negative, ...) can be set by name.
+inline Variant<Problem>& add_stencil(VariantList<Problem>& v, std::string key, std::string name,
+                                     std::string description, StencilKernel kernel) {
+  Variant<Problem>& added =
+      v.add(std::move(key), std::move(name), std::move(description),
+            [kernel](Problem& p, cudaStream_t s) { launch_stencil(kernel, p, s); });
+  added.reference = kStencil;
+  return added;
 }
 
-/// @brief A variant's launch function (VariantList::add) for a stream kernel at @p occupancy.
-inline std::function<void(Problem&, cudaStream_t)> stream_variant(StreamKernel kernel,
-                                                                  Occupancy occupancy) {
-  return [kernel, occupancy](Problem& p, cudaStream_t s) {
-    launch_stream(kernel, p, occupancy == Occupancy::kLow ? p.low_blocks_per_sm() : 0, s);
-  };
+/// @brief Registers a stream kernel at @p occupancy, checked against the tile reversal.
+inline Variant<Problem>& add_stream(VariantList<Problem>& v, std::string key, std::string name,
+                                    std::string description, StreamKernel kernel,
+                                    Occupancy occupancy) {
+  Variant<Problem>& added = v.add(
+      std::move(key), std::move(name), std::move(description),
+      [kernel, occupancy](Problem& p, cudaStream_t s) {
+        launch_stream(kernel, p, occupancy == Occupancy::kLow ? p.low_blocks_per_sm() : 0, s);
+      });
+  added.reference = kReverseTiles;
+  return added;
+}
+
+/// @brief Registers a stream kernel twice: "<key>_low" at --blocks-per-sm and "<key>_full" with
+///        as many blocks per SM as fit.
+inline void add_low_and_full(VariantList<Problem>& v, const std::string& key,
+                             const std::string& name, const std::string& description,
+                             StreamKernel kernel) {
+  add_stream(v, key + "_low", name + ", low occ", description + " (--blocks-per-sm)", kernel,
+             Occupancy::kLow);
+  add_stream(v, key + "_full", name + ", full occ", description + " (full occupancy)", kernel,
+             Occupancy::kFull);
+}
+
+/// @brief The description of a chapter on this workload: its executable @p id and @p title,
+///        the workload's sizes and --blocks-per-sm (set_sizes), its @p variants, and the tour's
+///        pair: the key of the lesson's variant and of the baseline it is compared with.
+inline Chapter<Problem> chapter(std::string id, std::string title,
+                                std::vector<Variant<Problem>> variants, std::string tour_lesson,
+                                std::string tour_baseline) {
+  Chapter<Problem> ch;
+  ch.id = std::move(id);
+  ch.title = std::move(title);
+  set_sizes(ch);
+  ch.variants = std::move(variants);
+  ch.tour_lesson = std::move(tour_lesson);
+  ch.tour_baseline = std::move(tour_baseline);
+  return ch;
 }
 
 }  // namespace tut::stencil_stream

@@ -11,7 +11,7 @@
 //   stream   4 KiB tiles (256 threads x 16 B) written out in reverse 16-byte order, so every
 //            byte crosses shared memory and crosses from one warp to another.
 // Reading order: v0 stencil, v1 stream, v2 the stream without shared memory (the yardstick),
-// then v1's launcher (v0 and v2 run through common/workload_stencil_stream_launch.cuh). The
+// then v1's launcher (v0 and v2 run through common/workload_stencil_stream_kernels.cuh). The
 // host side is host.cuh; the negatives v8 and v9 are in tests/negatives/01_sync_shared_loads.cuh.
 #pragma once
 
@@ -22,53 +22,49 @@
 #include "common/launch.cuh"
 #include "common/timeline.cuh"
 #include "common/workload_stencil_stream.cuh"
+#include "common/workload_stencil_stream_kernels.cuh"
 
 namespace ch01 {
 
-constexpr int THREADS = 256;                                      // every kernel here
-constexpr int RADIUS = tut::stencil_stream::kRadius;              // 3
-constexpr int STENCIL_TILE_ELEMS = tut::stencil_stream::kStencilTileElems;  // 256 floats
-constexpr int STREAM_TILE_VECS = tut::stencil_stream::kStreamTileVecs;      // 256 float4
-using tut::stencil_stream::stream_tile_count;
+// The workload's shapes and helpers (common/workload_stencil_stream.cuh and
+// common/workload_stencil_stream_kernels.cuh): kRadius (3), kStencilTileElems (256 floats),
+// kStreamTileVecs (256 float4), kThreads (256 per block, every kernel here),
+// stream_tile_count() and stencil_sum().
+using namespace tut::stencil_stream;
 
 // ---------------------------------------------------------------------------------------------
 // v0: 1D stencil, synchronous halo loads
 // ---------------------------------------------------------------------------------------------
 // A persistent grid: block b walks tiles b, b + gridDim.x, ... (correct for any grid size).
-// For one tile of 256 outputs it needs 256 + 2*RADIUS inputs: thread t loads the centre
-// element t, threads 0..RADIUS-1 also load the left halo and the last RADIUS threads the right
+// For one tile of 256 outputs it needs 256 + 2*kRadius inputs: thread t loads the centre
+// element t, threads 0..kRadius-1 also load the left halo and the last kRadius threads the right
 // halo. Elements outside the array count as zero.
 __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
                                        std::size_t n) {
-  __shared__ float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];  // [halo | 256 | halo] floats
+  __shared__ float s_tile[kRadius + kStencilTileElems + kRadius];  // [halo | 256 | halo] floats
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
+  const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
+    const std::size_t base = tile * kStencilTileElems;
     const std::size_t i = base + t;
     // LESSON: each assignment is an LDG (global -> register) and then an STS (register ->
     // shared). The STS cannot issue until the LDG's data is back, and the halo loads sit in
     // separate branches, so a halo thread does not start its second load before its first
     // store: its loads are not in flight together.
-    s_tile[RADIUS + t] = i < n ? d_in[i] : 0.0f;
-    // EXERCISE-BEGIN: the halos: the first RADIUS threads stage the RADIUS elements left of the tile, the last RADIUS threads the RADIUS elements right of it (zero outside the array)
-    if (t < RADIUS) {
-      const std::size_t left = base + t;  // element base - RADIUS + t, without underflow
-      s_tile[t] = left >= RADIUS && left - RADIUS < n ? d_in[left - RADIUS] : 0.0f;
+    s_tile[kRadius + t] = i < n ? d_in[i] : 0.0f;
+    // EXERCISE-BEGIN: the halos: the first kRadius threads stage the kRadius elements left of the tile, the last kRadius threads the kRadius elements right of it (zero outside the array)
+    if (t < kRadius) {
+      const std::size_t left = base + t;  // element base - kRadius + t, without underflow
+      s_tile[t] = left >= kRadius && left - kRadius < n ? d_in[left - kRadius] : 0.0f;
     }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
-      s_tile[RADIUS + t + RADIUS] = right < n ? d_in[right] : 0.0f;
+    if (t >= kStencilTileElems - kRadius) {
+      const std::size_t right = i + kRadius;
+      s_tile[kRadius + t + kRadius] = right < n ? d_in[right] : 0.0f;
     }
     // EXERCISE-END
     // Read after write: thread t reads elements that other warps stored. Wait for all.
     __syncthreads();
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     // Write after read: the next tile's stores overwrite s_tile. No thread may still be
     // reading this one.
     __syncthreads();
@@ -86,13 +82,13 @@ __global__ void stencil_v0_sync_kernel(const float* __restrict__ d_in, float* __
 template <class Tracing = tut::TraceOff>
 __global__ void stream_v1_sync_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
                                       std::size_t n_vecs, Tracing trace = {}) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB, reused by every tile
+  __shared__ float4 s_tile[kStreamTileVecs];  // [256] float4 = 4 KiB, reused by every tile
   auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   std::uint32_t k = 0;  // the block's tile number
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x, ++k) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     lane.copy_issued(k);
     // EXERCISE-BEGIN: stage this thread's float4 of the tile in shared memory, then make sure the whole tile is there before any thread reads another thread's float4
@@ -117,9 +113,9 @@ __global__ void stream_v1_sync_kernel(const float4* __restrict__ d_in, float4* _
 __global__ void stream_v2_direct_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
                                         std::size_t n_vecs) {
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = d_in[base + count - 1 - t];
   }
@@ -133,13 +129,13 @@ __global__ void stream_v2_direct_kernel(const float4* __restrict__ d_in, float4*
 // first, to size the trace buffer).
 template <class Tracing = tut::TraceOff>
 unsigned stream_v1_grid(int sm_count, int blocks_per_sm) {
-  return tut::persistent_grid(stream_v1_sync_kernel<Tracing>, THREADS, sm_count, blocks_per_sm);
+  return tut::persistent_grid(stream_v1_sync_kernel<Tracing>, kThreads, sm_count, blocks_per_sm);
 }
 template <class Tracing = tut::TraceOff>
 void launch_stream_v1(const float4* d_in, float4* d_out, std::size_t n_vecs, int sm_count,
                       int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
   const unsigned grid = stream_v1_grid<Tracing>(sm_count, blocks_per_sm);
-  stream_v1_sync_kernel<Tracing><<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, trace);
+  stream_v1_sync_kernel<Tracing><<<grid, kThreads, 0, s>>>(d_in, d_out, n_vecs, trace);
 }
 
 }  // namespace ch01

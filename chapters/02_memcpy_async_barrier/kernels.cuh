@@ -28,13 +28,15 @@
 
 #include "common/block_barrier.cuh"
 #include "common/workload_stencil_stream.cuh"
+#include "common/workload_stencil_stream_kernels.cuh"
 
 namespace ch02 {
 
-constexpr int RADIUS = tut::stencil_stream::kRadius;              // 3
-constexpr int STENCIL_TILE_ELEMS = tut::stencil_stream::kStencilTileElems;  // 256 floats
-constexpr int STREAM_TILE_VECS = tut::stencil_stream::kStreamTileVecs;      // 256 float4
-using tut::stencil_stream::stream_tile_count;
+// The workload's shapes and helpers (common/workload_stencil_stream.cuh and
+// common/workload_stencil_stream_kernels.cuh): kRadius (3), kStencilTileElems (256 floats),
+// kStreamTileVecs (256 float4), kThreads (256 per block, every kernel here),
+// stream_tile_count() and stencil_sum().
+using namespace tut::stencil_stream;
 using tut::BlockBarrier;
 
 // ---------------------------------------------------------------------------------------------
@@ -53,43 +55,38 @@ using tut::BlockBarrier;
 // the one wait covers "everyone got here" and "every copy bound to the barrier has landed".
 __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
                                         std::size_t n) {
-  __shared__ alignas(16) float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];  // [3|256|3] floats
+  __shared__ alignas(16) float s_tile[kRadius + kStencilTileElems + kRadius];  // [3|256|3] floats
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const int t = threadIdx.x;
   const auto four_bytes = cuda::aligned_size_t<4>(sizeof(float));  // size and both addresses
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
+  const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
+    const std::size_t base = tile * kStencilTileElems;
     const std::size_t i = base + t;
     // LESSON: the copies do not block the thread: a halo thread issues its centre and its halo
     // copy back to back, both in flight together. Out-of-range elements are plain shared
     // stores of zero, ordered for the other threads by the same arrive_and_wait.
     // EXERCISE-BEGIN: stage this thread's centre element asynchronously, bound to the block's barrier so that its wait covers it (an element past the end of the array is a zero)
-    if (i < n) cuda::memcpy_async(&s_tile[RADIUS + t], &d_in[i], four_bytes, bar);
-    else s_tile[RADIUS + t] = 0.0f;
+    if (i < n) cuda::memcpy_async(&s_tile[kRadius + t], &d_in[i], four_bytes, bar);
+    else s_tile[kRadius + t] = 0.0f;
     // EXERCISE-END
-    if (t < RADIUS) {
-      const std::size_t left = base + t;  // element base - RADIUS + t
-      if (left >= RADIUS && left - RADIUS < n)
-        cuda::memcpy_async(&s_tile[t], &d_in[left - RADIUS], four_bytes, bar);
+    if (t < kRadius) {
+      const std::size_t left = base + t;  // element base - kRadius + t
+      if (left >= kRadius && left - kRadius < n)
+        cuda::memcpy_async(&s_tile[t], &d_in[left - kRadius], four_bytes, bar);
       else
         s_tile[t] = 0.0f;
     }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
-      if (right < n) cuda::memcpy_async(&s_tile[RADIUS + t + RADIUS], &d_in[right], four_bytes, bar);
-      else s_tile[RADIUS + t + RADIUS] = 0.0f;
+    if (t >= kStencilTileElems - kRadius) {
+      const std::size_t right = i + kRadius;
+      if (right < n) cuda::memcpy_async(&s_tile[kRadius + t + kRadius], &d_in[right], four_bytes, bar);
+      else s_tile[kRadius + t + kRadius] = 0.0f;
     }
     // EXERCISE-BEGIN: before anyone reads a neighbour: every thread of the block has issued its copies and every copy has landed (one call does both)
     bar.arrive_and_wait();
     // EXERCISE-END
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     __syncthreads();  // write after read: the next tile's copies overwrite s_tile
   }
 }
@@ -103,42 +100,37 @@ __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* _
 // and nothing warns you: read the PTX.
 __global__ void stencil_v2_bytes_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
                                         std::size_t n) {
-  __shared__ alignas(16) float s_tile[RADIUS + STENCIL_TILE_ELEMS + RADIUS];
+  __shared__ alignas(16) float s_tile[kRadius + kStencilTileElems + kRadius];
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
+  const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
+    const std::size_t base = tile * kStencilTileElems;
     const std::size_t i = base + t;
     if (i < n)
-      cuda::memcpy_async(static_cast<void*>(&s_tile[RADIUS + t]), static_cast<const void*>(&d_in[i]),
+      cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + t]), static_cast<const void*>(&d_in[i]),
                          sizeof(float), bar);
     else
-      s_tile[RADIUS + t] = 0.0f;
-    if (t < RADIUS) {
+      s_tile[kRadius + t] = 0.0f;
+    if (t < kRadius) {
       const std::size_t left = base + t;
-      if (left >= RADIUS && left - RADIUS < n)
+      if (left >= kRadius && left - kRadius < n)
         cuda::memcpy_async(static_cast<void*>(&s_tile[t]),
-                           static_cast<const void*>(&d_in[left - RADIUS]), sizeof(float), bar);
+                           static_cast<const void*>(&d_in[left - kRadius]), sizeof(float), bar);
       else
         s_tile[t] = 0.0f;
     }
-    if (t >= STENCIL_TILE_ELEMS - RADIUS) {
-      const std::size_t right = i + RADIUS;
+    if (t >= kStencilTileElems - kRadius) {
+      const std::size_t right = i + kRadius;
       if (right < n)
-        cuda::memcpy_async(static_cast<void*>(&s_tile[RADIUS + t + RADIUS]),
+        cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + t + kRadius]),
                            static_cast<const void*>(&d_in[right]), sizeof(float), bar);
       else
-        s_tile[RADIUS + t + RADIUS] = 0.0f;
+        s_tile[kRadius + t + kRadius] = 0.0f;
     }
     bar.arrive_and_wait();
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     __syncthreads();
   }
 }
@@ -159,13 +151,13 @@ __global__ void stencil_v2_bytes_kernel(const float* __restrict__ d_in, float* _
 // read, before the barrier that releases the slot. sm_80's cp.async needs no such fence.
 __global__ void stream_v4_async_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
                                        std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB
+  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];  // [256] float4 = 4 KiB
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     if (t < count)
       cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(float4)), bar);
@@ -191,12 +183,12 @@ __global__ void stream_v4_async_kernel(const float4* __restrict__ d_in, float4* 
 // reads another thread's float4 (chapter 04 builds its multi-stage ring on this pattern).
 __global__ void stream_v5_pipeline_kernel(const float4* __restrict__ d_in,
                                           float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];  // [256] float4 = 4 KiB
+  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];  // [256] float4 = 4 KiB
   cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();  // registers only
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     pipe.producer_acquire();
     if (t < count)

@@ -29,16 +29,17 @@
 
 #include "common/block_barrier.cuh"
 #include "common/workload_stencil_stream.cuh"
+#include "common/workload_stencil_stream_kernels.cuh"
 
 namespace ch03 {
 
 namespace cg = cooperative_groups;
 
-constexpr int THREADS = 256;                                      // every kernel here
-constexpr int RADIUS = tut::stencil_stream::kRadius;              // 3
-constexpr int STENCIL_TILE_ELEMS = tut::stencil_stream::kStencilTileElems;  // 256 floats
-constexpr int STREAM_TILE_VECS = tut::stencil_stream::kStreamTileVecs;      // 256 float4
-using tut::stencil_stream::stream_tile_count;
+// The workload's shapes and helpers (common/workload_stencil_stream.cuh and
+// common/workload_stencil_stream_kernels.cuh): kRadius (3), kStencilTileElems (256 floats),
+// kStreamTileVecs (256 float4), kThreads (256 per block, every kernel here),
+// stream_tile_count() and stencil_sum().
+using namespace tut::stencil_stream;
 using tut::BlockBarrier;
 
 // ---------------------------------------------------------------------------------------------
@@ -52,12 +53,12 @@ using tut::BlockBarrier;
 // (BAR.SYNC): first "my copies landed", then "everyone's copies landed".
 __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __restrict__ d_out,
                                     std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];
+  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     // EXERCISE-BEGIN: the whole tile (count float4 from d_in + base) into s_tile, with one collective call that every thread makes with the same arguments
     cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);
@@ -82,14 +83,14 @@ __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __r
 //          reads before the trailing barrier.
 __global__ void stream_v2_cuda_block_kernel(const float4* __restrict__ d_in,
                                             float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];
+  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     cuda::memcpy_async(block, s_tile, d_in + base, cuda::aligned_size_t<16>(sizeof(float4) * count),
                        bar);
@@ -112,20 +113,20 @@ __global__ void stream_v2_cuda_block_kernel(const float4* __restrict__ d_in,
 //                 committed, so wait_prior<1> would leave tile k itself outstanding).
 __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
                                            float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[2][STREAM_TILE_VECS];  // [2][256] float4 = 8 KiB
+  __shared__ alignas(16) float4 s_tile[2][kStreamTileVecs];  // [2][256] float4 = 8 KiB
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   std::size_t tile = blockIdx.x;
   if (tile < num_tiles) {  // prologue
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     cg::memcpy_async(block, s_tile[0], d_in + base, sizeof(float4) * stream_tile_count(n_vecs, base));
   }
   for (int k = 0; tile < num_tiles; tile += gridDim.x, ++k) {
     const std::size_t next = tile + gridDim.x;
     if (next < num_tiles) {
       // EXERCISE-BEGIN: start the block's next tile (next) on its way into the other buffer, then wait until every copy group but that newest one has landed
-      const std::size_t next_base = next * STREAM_TILE_VECS;
+      const std::size_t next_base = next * kStreamTileVecs;
       cg::memcpy_async(block, s_tile[(k + 1) & 1], d_in + next_base,
                        sizeof(float4) * stream_tile_count(n_vecs, next_base));
       cg::wait_prior<1>(block);  // tile k landed; tile k+1 may still be in flight
@@ -133,7 +134,7 @@ __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
     } else {
       cg::wait(block);           // epilogue: nothing newer was committed
     }
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     if (t < count) d_out[base + t] = s_tile[k & 1][count - 1 - t];
     block.sync();  // buffer k&1 is refilled by the copy issued in iteration k+1
@@ -150,32 +151,27 @@ __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
 // Slots outside the array get plain zero stores; they never overlap the copied span.
 __global__ void stencil_v5_block_kernel(const float* __restrict__ d_in, float* __restrict__ d_out,
                                         std::size_t n) {
-  constexpr int SPAN = RADIUS + STENCIL_TILE_ELEMS + RADIUS;  // 262 floats
+  constexpr int SPAN = kRadius + kStencilTileElems + kRadius;  // 262 floats
   __shared__ alignas(16) float s_tile[SPAN];
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n + STENCIL_TILE_ELEMS - 1) / STENCIL_TILE_ELEMS;
+  const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STENCIL_TILE_ELEMS;
-    const std::size_t lo = base >= RADIUS ? base - RADIUS : 0;    // first element used
-    const std::size_t end = base + STENCIL_TILE_ELEMS + RADIUS;   // one past, unclipped
+    const std::size_t base = tile * kStencilTileElems;
+    const std::size_t lo = base >= kRadius ? base - kRadius : 0;    // first element used
+    const std::size_t end = base + kStencilTileElems + kRadius;   // one past, unclipped
     const std::size_t hi = end < n ? end : n;
-    const int first_slot = static_cast<int>(lo + RADIUS - base);  // slot of element lo
+    const int first_slot = static_cast<int>(lo + kRadius - base);  // slot of element lo
     const int end_slot = first_slot + static_cast<int>(hi - lo);  // one past the last
     cuda::memcpy_async(block, &s_tile[first_slot], &d_in[lo],
                        cuda::aligned_size_t<4>(sizeof(float) * (hi - lo)), bar);
-    for (int slot = t; slot < SPAN; slot += THREADS)  // zeros outside the array
+    for (int slot = t; slot < SPAN; slot += kThreads)  // zeros outside the array
       if (slot < first_slot || slot >= end_slot) s_tile[slot] = 0.0f;
     bar.arrive_and_wait();
     const std::size_t i = base + t;
-    if (i < n) {
-      float sum = 0.0f;
-#pragma unroll
-      for (int k = -RADIUS; k <= RADIUS; ++k) sum += s_tile[RADIUS + t + k];
-      d_out[i] = sum;
-    }
+    if (i < n) d_out[i] = stencil_sum(s_tile, t);
     __syncthreads();
   }
 }

@@ -104,18 +104,18 @@ TEST(Ch01Negative, MissingWriteAfterReadBarrierIsCaughtFromTheSecondLap) {
 
 TEST(Ch01Reference, ReverseTilesOnAKnownInput) {
   // Host-only sanity of the CPU reference itself (runs without a GPU): 2 tiles + 2 float4.
-  const std::size_t n_vecs = 2 * ch01::STREAM_TILE_VECS + 2;
+  const std::size_t n_vecs = 2 * ch01::kStreamTileVecs + 2;
   std::vector<std::uint32_t> in(n_vecs * 4);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint32_t>(i);
-  const auto out = ss::reference_reverse_tiles(in, ch01::STREAM_TILE_VECS);
-  EXPECT_EQ(out[0], (ch01::STREAM_TILE_VECS - 1) * 4u);  // first of tile 0 <- its last float4
-  EXPECT_EQ(out[2 * ch01::STREAM_TILE_VECS * 4], (2 * ch01::STREAM_TILE_VECS + 1) * 4u);
-  EXPECT_EQ(out[(2 * ch01::STREAM_TILE_VECS + 1) * 4 + 3], 2 * ch01::STREAM_TILE_VECS * 4u + 3);
+  const auto out = ss::reference_reverse_tiles(in, ch01::kStreamTileVecs);
+  EXPECT_EQ(out[0], (ch01::kStreamTileVecs - 1) * 4u);  // first of tile 0 <- its last float4
+  EXPECT_EQ(out[2 * ch01::kStreamTileVecs * 4], (2 * ch01::kStreamTileVecs + 1) * 4u);
+  EXPECT_EQ(out[(2 * ch01::kStreamTileVecs + 1) * 4 + 3], 2 * ch01::kStreamTileVecs * 4u + 3);
 }
 
 TEST(Ch01Reference, StencilOnAKnownInput) {
   const std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8};
-  const auto out = ss::reference_stencil(in, ch01::RADIUS);
+  const auto out = ss::reference_stencil(in, ch01::kRadius);
   EXPECT_EQ(out[0], 1 + 2 + 3 + 4);          // left edge: zeros outside
   EXPECT_EQ(out[3], 1 + 2 + 3 + 4 + 5 + 6 + 7);
   EXPECT_EQ(out[7], 5 + 6 + 7 + 8);

@@ -1,8 +1,8 @@
 // Chapter 01's negatives: copies of stream_v1_sync_kernel (chapters/01_sync_shared_loads/
 // kernels.cuh, without its timeline calls), one without the write-after-read barrier (v8) and
 // one that drops the partial last tile (v9), each changed line marked // BUG:. Each must FAIL
-// under --check-only. The chapter's host.cuh includes this file after its Problem and calls
-// add_negatives() at the end of variants().
+// under --check-only. The chapter's host.cuh includes this file after kernels.cuh (which
+// brings in the workload's Problem) and calls add_negatives() at the end of variants().
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,7 +11,7 @@
 
 #include "common/bounded_wait.cuh"  // tut::globaltimer_ns (v8's late warp)
 #include "common/harness.cuh"
-#include "common/workload_stencil_stream_launch.cuh"
+#include "common/workload_stencil_stream_kernels.cuh"
 
 namespace ch01 {
 
@@ -28,15 +28,15 @@ namespace ch01 {
 // shows from the second lap of the (one-slot) ring on, and the lap check always has them.
 __global__ void stream_v8_no_trailing_sync_kernel(const float4* __restrict__ d_in,
                                                   float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];
+  __shared__ float4 s_tile[kStreamTileVecs];
   const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     if (t < count) s_tile[t] = d_in[base + t];
     __syncthreads();
-    if (t >= THREADS - 32) {  // the late warp (a stand-in for the scheduler's bad luck)
+    if (t >= kThreads - 32) {  // the late warp (a stand-in for the scheduler's bad luck)
       const unsigned long long start = tut::globaltimer_ns();
       while (tut::globaltimer_ns() - start < 20'000) {
       }
@@ -53,31 +53,28 @@ __global__ void stream_v8_no_trailing_sync_kernel(const float4* __restrict__ d_i
 // of 4 KiB, which is why the checks include ragged sizes.
 __global__ void stream_v9_no_tail_kernel(const float4* __restrict__ d_in,
                                          float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ float4 s_tile[STREAM_TILE_VECS];
+  __shared__ float4 s_tile[kStreamTileVecs];
   const int t = threadIdx.x;
-  const std::size_t num_tiles = n_vecs / STREAM_TILE_VECS;  // BUG: drops the remainder
+  const std::size_t num_tiles = n_vecs / kStreamTileVecs;  // BUG: drops the remainder
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     s_tile[t] = d_in[base + t];
     __syncthreads();
-    d_out[base + t] = s_tile[STREAM_TILE_VECS - 1 - t];
+    d_out[base + t] = s_tile[kStreamTileVecs - 1 - t];
     __syncthreads();
   }
 }
 
 inline void add_negatives(tut::VariantList<Problem>& v) {
-  namespace ss = tut::stencil_stream;
-  auto& v8 = v.add("v8_no_trailing_sync", "v8 BROKEN: no barrier before refill",
-                   "negative: v1 without the write-after-read barrier, one warp late; FAILs "
-                   "from a block's second tile on",
-                   ss::stream_variant(stream_v8_no_trailing_sync_kernel, ss::Occupancy::kFull));
-  v8.reference = ss::kReverseTiles;
-  v8.negative = true;
-  auto& v9 = v.add("v9_no_tail", "v9 BROKEN: drops partial tile",
-                   "negative: rounds the tile count down; FAILs at sizes that are not whole tiles",
-                   ss::stream_variant(stream_v9_no_tail_kernel, ss::Occupancy::kFull));
-  v9.reference = ss::kReverseTiles;
-  v9.negative = true;
+  add_stream(v, "v8_no_trailing_sync", "v8 BROKEN: no barrier before refill",
+             "negative: v1 without the write-after-read barrier, one warp late; FAILs "
+             "from a block's second tile on",
+             stream_v8_no_trailing_sync_kernel, Occupancy::kFull)
+      .negative = true;
+  add_stream(v, "v9_no_tail", "v9 BROKEN: drops partial tile",
+             "negative: rounds the tile count down; FAILs at sizes that are not whole tiles",
+             stream_v9_no_tail_kernel, Occupancy::kFull)
+      .negative = true;
 }
 
 }  // namespace ch01

@@ -1,7 +1,7 @@
 // Chapter 03's negative: v9, a copy of stream_v1_cg_kernel (chapters/03_collective_copies/
 // kernels.cuh) whose collective call only warp 0 makes, marked // BUG:. It must FAIL under
-// --check-only. The chapter's host.cuh includes this file after its Problem and calls
-// add_negatives() at the end of variants().
+// --check-only. The chapter's host.cuh includes this file after kernels.cuh (which brings in
+// the workload's Problem) and calls add_negatives() at the end of variants().
 #pragma once
 
 #include <cooperative_groups.h>
@@ -11,7 +11,7 @@
 #include <cstddef>
 
 #include "common/harness.cuh"
-#include "common/workload_stencil_stream_baselines.cuh"
+#include "common/workload_stencil_stream_kernels.cuh"
 
 namespace ch03 {
 
@@ -26,13 +26,13 @@ namespace ch03 {
 // whole bulk copy, and show it on sm_80: the rule holds even where the symptom does not.)
 __global__ void stream_v9_one_warp_kernel(const float4* __restrict__ d_in,
                                           float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[STREAM_TILE_VECS];
+  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];
   const cg::thread_block block = cg::this_thread_block();
   const int t = threadIdx.x;
   const float nan = __int_as_float(0x7fffffff);
-  const std::size_t num_tiles = (n_vecs + STREAM_TILE_VECS - 1) / STREAM_TILE_VECS;
+  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * STREAM_TILE_VECS;
+    const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
     s_tile[t] = make_float4(nan, nan, nan, nan);
     block.sync();
@@ -42,13 +42,12 @@ __global__ void stream_v9_one_warp_kernel(const float4* __restrict__ d_in,
     block.sync();
   }
 }
+
 inline void add_negatives(tut::VariantList<Problem>& v) {
-  auto& v9 = v.add("v9_one_warp", "v9 BROKEN: one warp calls",
-                   "negative: only warp 0 makes the collective call; must FAIL",
-                   tut::stencil_stream::stream_variant(stream_v9_one_warp_kernel,
-                                                       tut::stencil_stream::Occupancy::kFull));
-  v9.reference = tut::stencil_stream::kReverseTiles;
-  v9.negative = true;
+  add_stream(v, "v9_one_warp", "v9 BROKEN: one warp calls",
+             "negative: only warp 0 makes the collective call; must FAIL",
+             stream_v9_one_warp_kernel, Occupancy::kFull)
+      .negative = true;
 }
 
 }  // namespace ch03

@@ -176,5 +176,4 @@ __global__ void stencil_v5_block_kernel(const float* __restrict__ d_in, float* _
   }
 }
 
-
 }  // namespace ch03

@@ -25,7 +25,8 @@
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
 #        SKIP_SANITIZER=1 to skip step 5; SANITIZER_TOOLS="racecheck memcheck" (default all four),
-#        SANITIZER_JOBS=N sanitizer runs at a time (default 4), PER_JOB=<seconds> each (180);
+#        SANITIZER_JOBS=N sanitizer runs at a time (default 4), PER_JOB=<seconds> each (180),
+#        SANITIZER_BUDGET=<seconds> for the whole step (default: what the budget leaves);
 #        racecheck runs with TUTORIAL_SKIP_SMEM_SCRUB=1 (the harness skips its shared-memory
 #        scrub; racecheck checks shared memory itself) unless RACECHECK_SKIP_SCRUB=0;
 #        ARCH=90 to change the architecture;
@@ -206,6 +207,7 @@ export -f sanitize_one
 export LOGS
 if want sanitizer && [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   step_budget=$(( $(left) - 20 ))
+  [ -n "${SANITIZER_BUDGET:-}" ] && [ "$SANITIZER_BUDGET" -lt "$step_budget" ] && step_budget=$SANITIZER_BUDGET
   if [ "$step_budget" -gt 30 ]; then
     for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
       for tool in ${SANITIZER_TOOLS:-memcheck racecheck synccheck initcheck}; do echo "$exe $tool ${PER_JOB:-180}"; done

@@ -102,10 +102,11 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
   auto lane = trace.lane(0, threadIdx.x == 0);
   const int t = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
-  const std::size_t my_tiles =
-      blockIdx.x < num_tiles ? (num_tiles - 1 - blockIdx.x) / gridDim.x + 1 : 0;
-  for (std::size_t k = 0; k < my_tiles; ++k) {  // tile k of the block
-    const std::size_t base = (blockIdx.x + k * gridDim.x) * TILE_VECS;
+  // Chapter 01's loop, as it is there: with this loop form nvcc keeps each tile's load after
+  // the previous tile's trailing barrier, so the kernel stays synchronous (one tile in flight).
+  std::uint32_t k = 0;  // the block's tile number
+  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x, ++k) {
+    const std::size_t base = tile * TILE_VECS;
     const int count = tile_count(n_vecs, base);
     lane.copy_issued(k);  // the load is issued here; the store into shared waits for it
     if (t < count) s_tile[t] = d_in[base + t];

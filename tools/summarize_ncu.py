@@ -15,9 +15,15 @@ import sys
 
 
 def short(name):
+    name = re.sub(r"\((?:unsigned )?(?:int|long|bool|char)\)", "", name)  # (int)8 -> 8
     name = re.sub(r"\(.*", "", name)           # drop the parameter list
     name = re.sub(r"^void ", "", name)
-    return name.split("::")[-1][:48]
+    depth, cut = 0, 0  # drop the namespaces before the function name, not inside <...>
+    for i, c in enumerate(name):
+        depth += (c == "<") - (c == ">")
+        if depth == 0 and name.startswith("::", i):
+            cut = i + 2
+    return name[cut:].replace("tut::", "")[:48]
 
 
 def number(text):
@@ -54,7 +60,8 @@ def main():
                 factor = {"byte": 1e-6, "Kbyte": 1e-3, "Mbyte": 1.0, "Gbyte": 1e3}.get(unit, scale)
                 return f"{v * factor:.1f}" if unit in ("byte", "Kbyte", "Mbyte", "Gbyte") else f"{v:.0f}"
             top = sorted(((number(r[col[s]]) or 0.0, s) for s in stalls), reverse=True)[:3]
-            top_text = ", ".join(f"{re.search(r'stalled_(\w+?)(_per|\.ratio)', s).group(1)} {v:.1f}" for v, s in top if v > 0)
+            stall_name = re.compile(r"stalled_(\w+?)(_per|\.ratio)")
+            top_text = ", ".join(f"{stall_name.search(s).group(1)} {v:.1f}" for v, s in top if v > 0)
             print(f"| {i} | `{short(r[col.get('Kernel Name', 0)])}` | {get('launch__grid_size')} | "
                   f"{get('dram__bytes_read.sum')} | {get('dram__bytes_write.sum')} | {get('l1tex__t_bytes.sum')} | "
                   f"{get('lts__t_bytes.sum')} | {get('sm__cycles_active.avg')} | {top_text} |")

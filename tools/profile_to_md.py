@@ -11,7 +11,8 @@ import argparse
 import os
 import re
 
-SIZES = {"ch12": "an 8192 x 8192 matrix", "ch15": "M = N = K = 2048", "ch10": "192 MiB per buffer"}
+SIZES = {"ch12": "an 8192 x 8192 matrix", "ch15": "M = N = K = 2048", "ch16": "M = N = K = 4096",
+         "ch10": "192 MiB per buffer"}
 
 
 def main():

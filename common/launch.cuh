@@ -158,4 +158,15 @@ unsigned persistent_grid(Kernel kernel, int threads, int sm_count, int blocks_pe
   return grid;
 }
 
+/// @brief Launch @p kernel with @p args on the grid persistent_grid() chooses: @p threads
+///        threads and @p dynamic_smem bytes of dynamic shared memory per block, @p blocks_per_sm
+///        blocks per SM (0: as many as fit). For kernels that walk their tiles grid-stride and so
+///        are correct for any grid, the lap check's smaller one included.
+template <class Kernel, class... Args>
+void launch_persistent(Kernel kernel, int threads, std::size_t dynamic_smem, int sm_count,
+                       int blocks_per_sm, cudaStream_t s, Args... args) {
+  const unsigned grid = persistent_grid(kernel, threads, sm_count, blocks_per_sm, dynamic_smem);
+  kernel<<<grid, threads, dynamic_smem, s>>>(args...);
+}
+
 }  // namespace tut

@@ -38,15 +38,14 @@ using StreamKernel = void (*)(const float4*, float4*, std::size_t);
 
 /// @brief Runs a stencil kernel over the Problem's buffers, as many blocks per SM as fit.
 inline void launch_stencil(StencilKernel kernel, Problem& p, cudaStream_t s) {
-  const unsigned grid = persistent_grid(kernel, kThreads, p.sms());
-  kernel<<<grid, kThreads, 0, s>>>(p.d_in.data(), p.d_out.data(), p.n_words);
+  launch_persistent(kernel, kThreads, 0, p.sms(), 0, s, p.d_in.data(), p.d_out.data(), p.n_words);
 }
 
 /// @brief Runs a stream kernel over the Problem's buffers at @p blocks_per_sm blocks per SM
 ///        (0: as many as fit, i.e. full occupancy).
 inline void launch_stream(StreamKernel kernel, Problem& p, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid = persistent_grid(kernel, kThreads, p.sms(), blocks_per_sm);
-  kernel<<<grid, kThreads, 0, s>>>(p.in_vecs(), p.out_vecs(), p.n_vecs());
+  launch_persistent(kernel, kThreads, 0, p.sms(), blocks_per_sm, s, p.in_vecs(), p.out_vecs(),
+                    p.n_vecs());
 }
 
 /// @brief Where a stream variant runs: at --blocks-per-sm (default 1; the "_low" rows) or with

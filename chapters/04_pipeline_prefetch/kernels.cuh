@@ -209,18 +209,13 @@ __global__ void __launch_bounds__(THREADS)
 
 // ---------------------------------------------------------------------------------------------
 // Launchers: a persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
-// tut::persistent_grid (which honours the harness's lap-check grid cap).
+// tut::launch_persistent (which honours the harness's lap-check grid cap).
 // ---------------------------------------------------------------------------------------------
-template <class Kernel, class... Args>
-void launch_persistent(Kernel kernel, std::size_t smem, int sm_count, int blocks_per_sm,
-                       cudaStream_t s, Args... args) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(args...);
-}
 
 inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                              int blocks_per_sm, cudaStream_t s) {
-  launch_persistent(stream_v0_cg_double_kernel, 0, sm_count, blocks_per_sm, s, d_in, d_out, n_vecs);
+  tut::launch_persistent(stream_v0_cg_double_kernel, THREADS, 0, sm_count, blocks_per_sm, s, d_in,
+                         d_out, n_vecs);
 }
 
 // v1 and v2 take a Tracing argument: tut::TraceOff in the timed runs, the recorder's
@@ -228,16 +223,17 @@ inline void launch_stream_v0(const uint4* d_in, uint4* d_out, std::size_t n_vecs
 template <class Tracing = tut::TraceOff>
 void launch_stream_v1(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int sm_count,
                       int blocks_per_sm, cudaStream_t s, Tracing trace = {}) {
-  launch_persistent(stream_v1_sync_kernel<Tracing>, 0, sm_count, blocks_per_sm, s, d_in, d_out,
-                    n_vecs, trace);
+  tut::launch_persistent(stream_v1_sync_kernel<Tracing>, THREADS, 0, sm_count, blocks_per_sm, s,
+                         d_in, d_out, n_vecs, trace);
 }
 
 template <int STAGES, class Tracing>
 void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                       int sm_count, int blocks_per_sm, cudaStream_t s, Tracing trace) {
   // STAGES x 4 KiB of dynamic shared memory; above 48 KiB persistent_grid opts the kernel in
-  launch_persistent(stream_v2_pipeline_kernel<STAGES, Tracing>, std::size_t{STAGES} * TILE_BYTES,
-                    sm_count, blocks_per_sm, s, d_in, d_out, n_vecs, rounds, trace);
+  tut::launch_persistent(stream_v2_pipeline_kernel<STAGES, Tracing>, THREADS,
+                         std::size_t{STAGES} * TILE_BYTES, sm_count, blocks_per_sm, s, d_in, d_out,
+                         n_vecs, rounds, trace);
 }
 template <int STAGES>  // untraced: the registry's and the sweeps' function pointer
 void launch_stream_v2(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,

@@ -25,8 +25,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   auto add = [&v](const std::string& key, const std::string& name, const std::string& description,
                   Kernel kernel) {
     v.add(key, name, description, [kernel](Problem& p, cudaStream_t s) {
-      launch_persistent(kernel, p.d_in.data(), p.d_out.data(), p.n_words, p.sms(),
-                        p.blocks_per_sm(), s);
+      // every kernel takes (d_in, d_out, n_words) and walks its tiles grid-stride
+      tut::launch_persistent(kernel, THREADS, 0, p.sms(), p.blocks_per_sm(), s, p.d_in.data(),
+                             p.d_out.data(), p.n_words);
     });
   };
   add("v0_pipeline_s4", "v0 cuda::pipeline 4 slots (3 in flight)",

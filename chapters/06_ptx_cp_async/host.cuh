@@ -54,8 +54,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
                   int reference, bool full = false) -> tut::Variant<Problem>& {
     tut::Variant<Problem>& added =
         v.add(key, name, description, [kernel, full](Problem& p, cudaStream_t s) {
-          launch_persistent(kernel, p.d_in.data(), p.d_out.data(), p.n_words, p.sms(),
-                            full ? 0 : p.blocks_per_sm(), s);
+          // every kernel takes (d_in, d_out, n_words) and walks its tiles grid-stride
+          tut::launch_persistent(kernel, THREADS, 0, p.sms(), full ? 0 : p.blocks_per_sm(), s,
+                                 p.d_in.data(), p.d_out.data(), p.n_words);
         });
     added.reference = reference;
     return added;

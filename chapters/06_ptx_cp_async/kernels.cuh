@@ -233,18 +233,6 @@ __global__ void __launch_bounds__(THREADS)
   tut::cp_async_wait_all();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Launcher: every kernel here and in kernels_mbarrier.cuh takes (d_in, d_out, n_words). A
-// persistent grid of blocks_per_sm x SMs blocks (0 = as many as fit), through
-// tut::persistent_grid (which honours the harness's lap-check grid cap); host.cuh registers each
-// kernel instance with it.
-// ---------------------------------------------------------------------------------------------
-template <class Kernel>
-void launch_persistent(Kernel kernel, const std::uint32_t* d_in, std::uint32_t* d_out,
-                       std::size_t n_words, int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
-}
 
 }  // namespace ch06
 

@@ -194,23 +194,17 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 using Launch = void (*)(const float*, float*, std::size_t, int, int, cudaStream_t);
 
-template <class Kernel>
-void launch_persistent(Kernel kernel, const float* d_in, float* d_out, std::size_t n, int sm_count,
-                       int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
-}
 template <int STAGES>
 void launch_stencil_v0(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                        cudaStream_t s) {
-  launch_persistent(stencil_v0_unified_kernel<STAGES>, d_in, d_out, n, sms, bps, s);
+  tut::launch_persistent(stencil_v0_unified_kernel<STAGES>, THREADS, 0, sms, bps, s, d_in, d_out,
+                         n);
 }
 template <int STAGES, int PRODUCERS>
 void launch_stencil_v1(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                        cudaStream_t s) {
-  const auto kernel = stencil_v1_split_kernel<STAGES, PRODUCERS>;  // untraced (TraceOff)
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, bps);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n, tut::TraceOff{});
+  tut::launch_persistent(stencil_v1_split_kernel<STAGES, PRODUCERS>, THREADS, 0, sms, bps, s, d_in,
+                         d_out, n, tut::TraceOff{});  // untraced
 }
 // The traced instance (--timeline): the same kernel with a tut::TraceOn argument. The trace
 // buffer needs the grid before the launch, so the grid is asked for first.

@@ -98,16 +98,14 @@ __global__ void __launch_bounds__(THREADS)
 
 inline void launch_stream_v8(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v8_wrap_bug_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v8_wrap_bug_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
+  tut::launch_persistent(stream_v8_wrap_bug_kernel, THREADS, 0, sm_count, blocks_per_sm, s, d_in,
+                         d_out, n_vecs, rounds);
 }
 
 inline void launch_stream_v9(const uint4* d_in, uint4* d_out, std::size_t n_vecs, int rounds,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
-  const unsigned grid =
-      tut::persistent_grid(stream_v9_wrong_wait_kernel, THREADS, sm_count, blocks_per_sm);
-  stream_v9_wrong_wait_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_vecs, rounds);
+  tut::launch_persistent(stream_v9_wrong_wait_kernel, THREADS, 0, sm_count, blocks_per_sm, s, d_in,
+                         d_out, n_vecs, rounds);
 }
 
 inline void add_negatives(tut::VariantList<Problem>& v) {

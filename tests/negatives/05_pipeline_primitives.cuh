@@ -53,9 +53,8 @@ __global__ void __launch_bounds__(THREADS)
 
 inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                              int sm_count, int blocks_per_sm, cudaStream_t s) {
-  auto kernel = stream_v9_zfill_swapped_kernel;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm);
-  kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
+  tut::launch_persistent(stream_v9_zfill_swapped_kernel, THREADS, 0, sm_count, blocks_per_sm, s,
+                         d_in, d_out, n_words);
 }
 
 inline void add_negatives(tut::VariantList<tut::reversed_tiles::Problem>& v) {

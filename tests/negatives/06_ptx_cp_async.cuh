@@ -83,7 +83,8 @@ inline void add_negatives(tut::VariantList<Problem>& v) {
   using Kernel = void (*)(const std::uint32_t*, std::uint32_t*, std::size_t);
   auto add = [&v](const char* key, const char* name, const char* description, Kernel kernel) {
     tut::Variant<Problem>& added = v.add(key, name, description, [kernel](Problem& p, cudaStream_t s) {
-      launch_persistent(kernel, p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), p.blocks_per_sm(), s);
+      tut::launch_persistent(kernel, THREADS, 0, p.sms(), p.blocks_per_sm(), s, p.d_in.data(),
+                             p.d_out.data(), p.n_words);
     });
     added.reference = kReverse;
     added.negative = true;

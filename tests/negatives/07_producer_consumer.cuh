@@ -58,7 +58,8 @@ __global__ void __launch_bounds__(THREADS)
 
 inline void launch_stencil_v9(const float* d_in, float* d_out, std::size_t n, int sms, int bps,
                               cudaStream_t s) {
-  launch_persistent(stencil_v9_thread_scope_kernel<64>, d_in, d_out, n, sms, bps, s);
+  tut::launch_persistent(stencil_v9_thread_scope_kernel<64>, THREADS, 0, sms, bps, s, d_in, d_out,
+                         n);
 }
 
 inline void add_negatives(tut::VariantList<Problem>& v) {

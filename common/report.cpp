@@ -213,19 +213,28 @@ void SweepJson::close_array() {
   if (in_array_) text_ += "\n]";
   in_array_ = false;
 }
-SweepJson& SweepJson::num(const std::string& key, double value) {
+void SweepJson::key(const std::string& name) {  // a new top-level field ends an open array
   close_array();
-  text_ += ", \"" + json_escape(key) + "\": " + std::to_string(value);
+  text_ += ", \"" + json_escape(name) + "\": ";
+}
+SweepJson& SweepJson::num(const std::string& k, double value) {
+  key(k);
+  text_ += std::to_string(value);
   return *this;
 }
-SweepJson& SweepJson::integer(const std::string& key, long long value) {
-  close_array();
-  text_ += ", \"" + json_escape(key) + "\": " + std::to_string(value);
+SweepJson& SweepJson::integer(const std::string& k, long long value) {
+  key(k);
+  text_ += std::to_string(value);
+  return *this;
+}
+SweepJson& SweepJson::text(const std::string& k, const std::string& value) {
+  key(k);
+  text_ += "\"" + json_escape(value) + "\"";
   return *this;
 }
 SweepJson& SweepJson::array(const std::string& name) {
-  close_array();
-  text_ += ", \"" + json_escape(name) + "\": [";
+  key(name);
+  text_ += "[";
   in_array_ = true;
   first_row_ = true;
   return *this;

@@ -130,6 +130,8 @@ class SweepJson {
   /// @brief A top-level number, e.g. the memcpy ceiling the sweep was measured against.
   SweepJson& num(const std::string& key, double value);
   SweepJson& integer(const std::string& key, long long value);
+  /// @brief A top-level string, e.g. the GPU's name.
+  SweepJson& text(const std::string& key, const std::string& value);
   /// @brief Start the array @p name; add() appends rows to the array started last.
   SweepJson& array(const std::string& name);
   SweepJson& add(const SweepRow& row);
@@ -137,6 +139,7 @@ class SweepJson {
 
  private:
   void close_array();
+  void key(const std::string& name);
   std::string text_;
   bool in_array_ = false;
   bool first_row_ = true;

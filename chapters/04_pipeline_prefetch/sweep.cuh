@@ -114,11 +114,12 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
                                          cudaMemcpyDeviceToDevice, s));
             }).median_ms);
   const int sms = p.sms();
-  std::string json = "{\"chapter\": \"ch04_pipeline_prefetch\", \"device\": \"" + cfg.device.name +
-                     "\", \"sm_count\": " + std::to_string(sms) +
-                     ", \"bytes_per_buffer\": " + std::to_string(cfg.size) +
-                     ", \"tile_bytes\": " + std::to_string(TILE_BYTES) +
-                     ", \"memcpy_gbs\": " + std::to_string(memcpy_gbs);
+  tut::SweepJson json("ch04_pipeline_prefetch");
+  json.text("device", cfg.device.name)
+      .integer("sm_count", sms)
+      .integer("bytes_per_buffer", static_cast<long long>(cfg.size))
+      .integer("tile_bytes", TILE_BYTES)
+      .num("memcpy_gbs", memcpy_gbs);
 
   // 1. stages x blocks per SM at rounds 0. "stages 0" is chapter 01's synchronous kernel.
   const int blocks_list[] = {1, 2, 3, 4, 6, 8};
@@ -127,8 +128,7 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
   std::printf("%-12s", "stages");
   for (int b : blocks_list) std::printf(" | %7d/SM", b);
   std::printf("\n");
-  json += ", \"occupancy\": [";
-  bool first = true;
+  json.array("occupancy");
   p.rounds = 0;
   auto occupancy_row = [&](int stages, int fit, const PipelineLaunch launch) {
     std::printf("%-12s", stages == 0 ? "sync (ch01)" : std::to_string(stages).c_str());
@@ -145,10 +145,11 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
                                         });
       print_gbs(gbs);
       if (gbs < 0) continue;
-      json += std::string(first ? "" : ",") + "\n  {\"stages\": " + std::to_string(stages) +
-              ", \"blocks_per_sm\": " + std::to_string(b) + ", \"gbs\": " + std::to_string(gbs) +
-              ", \"pct_of_memcpy\": " + std::to_string(100.0 * gbs / memcpy_gbs) + "}";
-      first = false;
+      json.add(tut::SweepRow()
+                   .integer("stages", stages)
+                   .integer("blocks_per_sm", b)
+                   .num("gbs", gbs)
+                   .num("pct_of_memcpy", 100.0 * gbs / memcpy_gbs));
     }
     std::printf("\n");
   };
@@ -157,7 +158,6 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
                    cudaStream_t s) { launch_stream_v1(in, out, n, sm_count, b, s); });
   for (const StageKernel& k : stage_kernels())
     occupancy_row(k.stages, blocks_that_fit(k.stages), k.launch);
-  json += "\n]";
 
   // 2. stages x rounds at the chapter's low occupancy. Rounds in the outer loop, so the CPU
   //    reference is computed once per rounds value; printed as one row per stage count.
@@ -183,23 +183,22 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
   std::printf("%-12s", "stages");
   for (int r : rounds_list) std::printf(" | %6d rnd", r);
   std::printf("\n");
-  json += ", \"intensity_blocks_per_sm\": " + std::to_string(blocks) + ", \"intensity\": [";
-  first = true;
+  json.integer("intensity_blocks_per_sm", blocks).array("intensity");
   for (std::size_t i = 0; i < stages.size(); ++i) {
     std::printf("%-12d", stages[i].stages);
     for (std::size_t j = 0; j < rounds_list.size(); ++j) {
       print_gbs(gbs[i][j]);
       if (gbs[i][j] < 0) continue;
-      json += std::string(first ? "" : ",") + "\n  {\"stages\": " +
-              std::to_string(stages[i].stages) + ", \"rounds\": " + std::to_string(rounds_list[j]) +
-              ", \"ms\": " + std::to_string(ms[i][j]) + ", \"gbs\": " + std::to_string(gbs[i][j]) + "}";
-      first = false;
+      json.add(tut::SweepRow()
+                   .integer("stages", stages[i].stages)
+                   .integer("rounds", rounds_list[j])
+                   .num("ms", ms[i][j])
+                   .num("gbs", gbs[i][j]));
     }
     std::printf("\n");
   }
-  json += "\n]}\n";
   if (!all_passed) std::printf("sweep: some configurations FAILED their check (see above)\n");
-  if (!tut::write_sweep_json(json_path, json)) return false;
+  if (!tut::write_sweep_json(json_path, json.str())) return false;
   if (!json_path.empty())
     std::printf("plot: python3 chapters/04_pipeline_prefetch/plot_sweep.py %s.sweep.json\n",
                 json_path.c_str());

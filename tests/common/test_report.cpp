@@ -128,13 +128,14 @@ TEST(Report, FormatBytes) {
 
 TEST(Report, SweepJsonKeepsOrderArraysAndEscapes) {
   tut::SweepJson json("ch99_demo");
-  json.num("memcpy_gbs", 1.5).array("occupancy");
+  json.text("device", "GPU \"X\"").num("memcpy_gbs", 1.5).array("occupancy");
   json.add(tut::SweepRow().integer("stages", 4).num("gbs", 2.25).passed(true));
   json.add(tut::SweepRow().text("variant", "v\"1").passed(false));
   json.integer("blocks", 2).array("intensity");
   json.add(tut::SweepRow().integer("rounds", 8));
   EXPECT_EQ(json.str(),
-            "{\"chapter\": \"ch99_demo\", \"memcpy_gbs\": 1.500000, \"occupancy\": [\n"
+            "{\"chapter\": \"ch99_demo\", \"device\": \"GPU \\\"X\\\"\", \"memcpy_gbs\": 1.500000, "
+            "\"occupancy\": [\n"
             "  {\"stages\": 4, \"gbs\": 2.250000, \"passed\": true},\n"
             "  {\"variant\": \"v\\\"1\", \"passed\": false}\n], \"blocks\": 2, \"intensity\": [\n"
             "  {\"rounds\": 8}\n]}\n");

@@ -208,33 +208,29 @@ SweepRow& SweepRow::flag(const std::string& k, bool value) {
 }
 
 SweepJson::SweepJson(const std::string& chapter_id)
-    : text_("{\"chapter\": \"" + json_escape(chapter_id) + "\"") {}
+    : text_("{" + SweepRow().text("chapter", chapter_id).fields()) {}
 void SweepJson::close_array() {
   if (in_array_) text_ += "\n]";
   in_array_ = false;
 }
-void SweepJson::key(const std::string& name) {  // a new top-level field ends an open array
+// Top-level fields are spelled like a row's fields; a new one ends an open array.
+SweepJson& SweepJson::field(const SweepRow& one) {
   close_array();
-  text_ += ", \"" + json_escape(name) + "\": ";
+  text_ += ", " + one.fields();
+  return *this;
 }
 SweepJson& SweepJson::num(const std::string& k, double value) {
-  key(k);
-  text_ += std::to_string(value);
-  return *this;
+  return field(SweepRow().num(k, value));
 }
 SweepJson& SweepJson::integer(const std::string& k, long long value) {
-  key(k);
-  text_ += std::to_string(value);
-  return *this;
+  return field(SweepRow().integer(k, value));
 }
 SweepJson& SweepJson::text(const std::string& k, const std::string& value) {
-  key(k);
-  text_ += "\"" + json_escape(value) + "\"";
-  return *this;
+  return field(SweepRow().text(k, value));
 }
 SweepJson& SweepJson::array(const std::string& name) {
-  key(name);
-  text_ += "[";
+  close_array();
+  text_ += ", \"" + json_escape(name) + "\": [";
   in_array_ = true;
   first_row_ = true;
   return *this;

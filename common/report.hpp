@@ -139,7 +139,7 @@ class SweepJson {
 
  private:
   void close_array();
-  void key(const std::string& name);
+  SweepJson& field(const SweepRow& one);
   std::string text_;
   bool in_array_ = false;
   bool first_row_ = true;

@@ -222,8 +222,14 @@ def main():
         p, s, err = builder.build(f"m{k}", (info["lines"][0],) + key, need_ptx, need_sass)
         return job, p, s, err, time.time() - t0
 
+    print(f"{len(jobs)} counterexample(s) to build, {args.jobs} at a time", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(one, jobs))
+        futures = [pool.submit(one, j) for j in jobs]
+        results = []
+        for f in concurrent.futures.as_completed(futures):
+            results.append(f.result())
+            print(f"  built {len(results)} of {len(jobs)} ({results[-1][4]:.0f} s)", flush=True)
+    results.sort(key=lambda r: r[0][0])
     for (k, key, info, need_ptx, need_sass), p, s, err, secs in results:
         file, sub, op, new = key
         what = f'{file} "{sub}" ' + ("delete" if op == "delete" else f'replace "{new}"')

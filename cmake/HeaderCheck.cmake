@@ -60,8 +60,9 @@ function(tutorial_add_header_check)
     list(APPEND groups ${target})
   endforeach()
   add_custom_target(tutorial_headers DEPENDS ${groups})
+  string(REPLACE ";" "," group_csv "${groups}")  # one argument, not many
   add_test(NAME headers
     COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DGENERATOR=${CMAKE_GENERATOR}
-            -DTARGETS=${groups} -P ${PROJECT_SOURCE_DIR}/cmake/check_headers.cmake)
+            -DTARGETS=${group_csv} -P ${PROJECT_SOURCE_DIR}/cmake/check_headers.cmake)
   set_tests_properties(headers PROPERTIES LABELS "headers")
 endfunction()

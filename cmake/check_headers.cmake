@@ -1,41 +1,44 @@
 # CTest `headers`: build each tutorial_headers_* object library (one translation unit per
 # header, see HeaderCheck.cmake), keep going past failures, and name every header that does
-# not compile on its own.
-#   cmake -DBUILD_DIR=... -DGENERATOR=... -DTARGETS=a;b -P check_headers.cmake
+# not compile on its own: the one whose object file is missing afterwards (the objects are
+# removed first, so an object left from an earlier build cannot hide a failure).
+#   cmake -DBUILD_DIR=... -DGENERATOR=... -DTARGETS=a,b [-DJOBS=2] -P check_headers.cmake
+string(REPLACE "," ";" TARGETS "${TARGETS}")
+if(NOT JOBS)
+  set(JOBS 2)
+endif()
 if(GENERATOR MATCHES "Ninja")
   set(keep_going -k 0)
 else()
   set(keep_going -k)
 endif()
-set(failed "")
-set(total 0)
 foreach(target IN LISTS TARGETS)
-  execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${target} -- ${keep_going}
+  file(GLOB_RECURSE old_objects ${BUILD_DIR}/CMakeFiles/${target}.dir/*.o)
+  if(old_objects)
+    file(REMOVE ${old_objects})
+  endif()
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${BUILD_DIR} --target ${target}
+                          --parallel ${JOBS} -- ${keep_going}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  file(GLOB_RECURSE tus ${BUILD_DIR}/headers/*.cu)
   if(NOT rc EQUAL 0)
-    # the first error line of each failing translation unit names it: headers/<path>.cu
-    string(REGEX MATCHALL "[^\n]*\n" lines "${out}${err}")
-    set(shown "")
-    foreach(line IN LISTS lines)
-      if(line MATCHES "error" AND NOT line MATCHES "^make|^ninja|^gmake|Error [0-9]")
-        string(REGEX MATCH "[A-Za-z0-9_./-]+\\.(cuh|hpp|cu)\\([0-9]+\\)" where "${line}")
-        message("  ${line}")
-      endif()
-      if(line MATCHES "headers/(.+)\\.cu\\.o\\]? Error|headers/(.+)\\.cu\\.o.*failed|FAILED: .*headers/(.+)\\.cu\\.o")
-        string(REGEX MATCH "headers/([^ ]+)\\.cu\\.o" m "${line}")
-        string(REGEX REPLACE "headers/([^ ]+)\\.cu\\.o" "\\1" name "${m}")
-        list(APPEND failed ${name})
-      endif()
-    endforeach()
+    message("${out}${err}")
   endif()
 endforeach()
-list(REMOVE_DUPLICATES failed)
-file(GLOB_RECURSE all_tus ${BUILD_DIR}/headers/*.cu)
-list(LENGTH all_tus total)
+file(GLOB_RECURSE tus RELATIVE ${BUILD_DIR}/headers ${BUILD_DIR}/headers/*.cu)
+list(SORT tus)
+set(failed "")
+foreach(tu IN LISTS tus)
+  file(GLOB objects ${BUILD_DIR}/CMakeFiles/tutorial_headers_*.dir/headers/${tu}.o)
+  if(NOT objects)
+    string(REGEX REPLACE "\\.cu$" "" header "${tu}")
+    list(APPEND failed ${header})
+  endif()
+endforeach()
+list(LENGTH tus total)
 list(LENGTH failed n_failed)
 if(n_failed GREATER 0)
   string(REPLACE ";" "\n  " text "${failed}")
-  message(FATAL_ERROR "${n_failed} of ${total} headers do not compile on their own:\n  ${text}")
+  message(FATAL_ERROR "${n_failed} of ${total} headers do not compile on their own "
+                      "(compiler output above):\n  ${text}")
 endif()
 message(STATUS "all ${total} headers compile on their own")

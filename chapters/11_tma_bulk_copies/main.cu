@@ -186,8 +186,8 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
 
 }  // namespace ch11
 
-// A test includes this file with TUTORIAL_NO_MAIN defined, for the Problem and the registry.
-#ifndef TUTORIAL_NO_MAIN
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
   tut::Chapter<ch11::Problem> ch;
   ch.id = "ch11_tma_bulk_copies";

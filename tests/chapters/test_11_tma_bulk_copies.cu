@@ -3,7 +3,7 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
-#define TUTORIAL_NO_MAIN  // the chapter's program without its main(): Problem, variants()
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
 #include "main.cu"
 #include "common/launch.cuh"
 #include "common/timeline.cuh"

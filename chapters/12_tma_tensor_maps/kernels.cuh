@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(THREADS)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // init -> async proxy
   }
   __syncthreads();
-  auto produce = [&](std::size_t tile) {
+  auto produce = [&](std::size_t tile) {  // thread 0: expect the whole box, then load it
     const int s = static_cast<int>(tile % STAGES);
     const std::size_t matrix_tile = tut::block_tile(tile);
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS)
   for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
     // Every thread waits for its slot's phase; going on is decided block-wide, so after a
     // timeout the whole block returns together (each warp that gave up has recorded its wait).
-    const bool landed = tut::wait_or_report(
+    const bool landed = tut::wait_or_report(  // v1: has this tile landed in its slot?
         &full[ring.slot], ring.phase, d_error,
         tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
             .expecting(TILE_BYTES));
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(THREADS)
   if (tid == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
   tut::RingPosition<STAGES> ring;
   for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
-    const bool landed = tut::wait_or_report(
+    const bool landed = tut::wait_or_report(  // v2: has the swizzled box landed?
         &full[ring.slot], ring.phase, d_error,
         tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
             .expecting(TILE_BYTES));
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(THREADS)
   if (tid == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
   tut::RingPosition<STAGES> ring;
   for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
-    const bool landed = tut::wait_or_report(
+    const bool landed = tut::wait_or_report(  // v3: has the box to transpose landed?
         &full[ring.slot], ring.phase, d_error,
         tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
             .expecting(TILE_BYTES));
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(THREADS)
   for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
     const std::size_t matrix_tile = tut::block_tile(tile);
     const int r0 = g.row0(matrix_tile), c0 = g.col0(matrix_tile), nb = boxes_in(c0);
-    const bool landed = tut::wait_or_report(
+    const bool landed = tut::wait_or_report(  // v4-v7: has every box of the slot landed?
         &full[ring.slot], ring.phase, d_error,
         tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
             .expecting(nb * BOX_BYTES));

@@ -56,7 +56,7 @@ __device__ inline unsigned char* aligned_dynamic_smem() {
 // (c / 4) ^ (r % 8). A column read (fixed c, r = lane) then touches 8 different 16-byte chunks:
 // 4-way bank conflicts instead of 32-way.
 __device__ inline int swizzled_128b(int r, int c) {
-  // EXERCISE-BEGIN: the float index of element (r, c) in a SWIZZLE_128B box: rows stay where they are, but within a row the 16-byte chunks are permuted by the row number (see the comment above)
+  // EXERCISE-BEGIN: the float index of element (r, c) in a SWIZZLE_128B box (the comment above says how the chunks move)
   return r * TILE + ((((c >> 2) ^ (r & 7)) << 2) | (c & 3));
   // EXERCISE-STUB: return r * TILE + c;  // the dense (unswizzled) layout: wrong for SWIZZLE_128B
   // EXERCISE-END
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(THREADS)
 #pragma unroll
       for (int u = warp; u < UNITS; u += WARPS) {
         const int r = (u / (TILE / 4)) * 32 + lane, k = u % (TILE / 4);
-        // EXERCISE-BEGIN: read chunk k of box row r (four floats) with one 16-byte load from where the 128-byte swizzle put it, then write them to output rows cb + 4k .. cb + 4k + 3 at column r0 + r, skipping what lies outside the N x N matrix
+        // EXERCISE-BEGIN: chunk k of box row r in ONE 16-byte load from its swizzled place; its 4 floats to output rows cb+4k..cb+4k+3, column r0+r, inside the matrix only
         const float4 v = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
         if (r0 + r < n && cb + 4 * k < n) {  // n % 4 == 0: the 4 output rows are all in or out
           float* o = d_out + static_cast<std::size_t>(cb + 4 * k) * n + r0 + r;

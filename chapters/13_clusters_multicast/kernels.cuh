@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(THREADS) broadcast_v3_multicast_ptx_kernel(Bro
     if (walk.row_bytes(tile) != 0)
       ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
                          a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
-    // EXERCISE-BEGIN: the table tile: its owner alone asks the TMA unit for ONE copy that lands in slot s of every block of the cluster (one mask bit per rank) and completes on each block's own full[s]
+    // EXERCISE-BEGIN: the table tile: its owner alone issues ONE copy that lands in slot s of every block of the cluster (a mask bit per rank), completing on each block's own full[s]
     if (owns(tile))
       ptx_bulk_load_multicast(tab_slots + s * TILE_VECS,
                               a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s],
@@ -411,7 +411,7 @@ __global__ void __launch_bounds__(THREADS) broadcast_v3_multicast_ptx_kernel(Bro
     // EXERCISE-END
     const std::size_t next = tile + STAGES;  // step 4 = step 2 for the tile that reuses slot s
     const bool leader = tid == 0 && !failed && next < walk.tiles;
-    // EXERCISE-BEGIN: step 2 for tile `next` (the leader alone posts and issues; every thread of every block, leader or not, takes the cluster barrier): in which order must the expectation, the cluster barrier and the copies come, and why?
+    // EXERCISE-BEGIN: step 2 for tile `next`: the leader's expectation and copies, and the cluster barrier that every thread takes, in the one safe order
     if (leader) expect(next);  // my next expectation, before the cluster barrier
     cg::this_cluster().sync();  // every peer has read slot s and posted its next expectation
     if (leader) issue(next);

@@ -1,17 +1,22 @@
+/// @file kernels.cuh
+/// @brief Chapter 12's lesson kernels in variant order: v0 (cp.async baseline), v1 (TMA tensor
+///        loads in raw PTX), v2 (cuda::ptx, 128-byte swizzle), v3 (TMA load + TMA store),
+///        v4-v7 (conflict-free row reads, tile shapes, the control), the probe the tests use,
+///        and the launchers.
+//
 // Chapter 12: TMA tensor maps (2D) - the copy engine understands rows, strides and edges
 //
 // A 2D tile of a matrix is 32 separate runs of bytes, one per row. A *tensor map* (CUtensorMap,
-// built on the host with cuTensorMapEncodeTiled: host.cuh) describes the whole matrix: base,
+// built on the host with cuTensorMapEncodeTiled: main.cu) describes the whole matrix: base,
 // sizes, row pitch, box shape, shared-memory swizzle, out-of-bounds fill. One thread asks for
 // "the box at (x, y)" (cp.async.bulk.tensor.2d, SASS UTMALDG.2D); the TMA unit walks the rows,
 // clips at the edges (filling zeros) and writes the box into shared memory, swizzled if asked.
 //
 // Workload: out = transpose(in), N x N floats (N % 4 == 0: the 16-byte row-pitch rule), in
 // 32 x 32 tiles; the threads read each tile by COLUMN, where bank conflicts and swizzling
-// matter. This file: v0 (cp.async baseline), v1 (raw PTX), v2 (cuda::ptx, swizzled), v4-v7
-// (conflict-free row reads, tile shapes, the control); more_kernels.cuh: v3 (TMA store), the
-// probe. The ring is chapter 11's with slots released by __syncthreads. Needs compute
-// capability 9.0 and CUDA 12.8 or newer (PTX ISA 8.6).
+// matter. The ring is chapter 11's with slots released by __syncthreads. Every bounded wait
+// names itself when it gives up (tut::wait_or_report: who waited on which barrier, slot, parity
+// and tile). Needs compute capability 9.0 and CUDA 12.8 or newer (PTX ISA 8.6).
 // Run: build/bin/ch12_tma_tensor_maps [--size=N] [--list]; --size is the matrix side N.
 #pragma once
 
@@ -24,6 +29,7 @@
 #include "common/bounded_wait.cuh"
 #include "common/cp_async.cuh"
 #include "common/launch.cuh"
+#include "common/perturb.cuh"
 #include "common/ring.cuh"
 
 namespace ch12 {
@@ -50,7 +56,7 @@ __device__ inline unsigned char* aligned_dynamic_smem() {
 // (c / 4) ^ (r % 8). A column read (fixed c, r = lane) then touches 8 different 16-byte chunks:
 // 4-way bank conflicts instead of 32-way.
 __device__ inline int swizzled_128b(int r, int c) {
-  // EXERCISE-BEGIN: the float index of element (r, c) in a SWIZZLE_128B box: rows stay where they are, but within a row the 16-byte chunks are permuted by the row number (see the comment above)
+  // EXERCISE-BEGIN: the float index of element (r, c) in a SWIZZLE_128B box (the comment above says how the chunks move)
   return r * TILE + ((((c >> 2) ^ (r & 7)) << 2) | (c & 3));
   // EXERCISE-STUB: return r * TILE + c;  // the dense (unswizzled) layout: wrong for SWIZZLE_128B
   // EXERCISE-END
@@ -68,16 +74,6 @@ struct TileGrid {
   __device__ int row0(std::size_t tile) const { return static_cast<int>(tile / tiles_x) * ROWS; }
   __device__ int col0(std::size_t tile) const { return static_cast<int>(tile % tiles_x) * COLS; }
 };
-
-// Every thread waits for its slot's phase; going on is decided block-wide (__syncthreads_or), so
-// after a timeout the whole block returns together. Thread 0 records it. false: give up.
-__device__ inline bool block_wait_parity_bounded(std::uint64_t* bar, std::uint32_t parity,
-                                                 unsigned* d_error) {
-  const bool landed = tut::wait_parity_bounded(bar, parity);
-  if (!__syncthreads_or(!landed)) return true;
-  if (threadIdx.x == 0) atomicOr(d_error, tut::kErrorWaitTimedOut);
-  return false;
-}
 
 // The consumer step of v0-v2: write the transposed tile to global memory. Warp w owns output
 // rows c = w, w+8, w+16, w+24 of the out tile; lane = output column r: each warp store is 32
@@ -97,31 +93,33 @@ __device__ inline void store_transposed(float* __restrict__ d_out, int n, int r0
 // v0: the cp.async baseline - 256 threads copy 16 B each per tile, with their own bounds checks
 // ---------------------------------------------------------------------------------------------
 // Rows are padded to 36 floats so the column reads conflict 4-way only. n % 4 == 0 keeps a
-// 16-byte chunk all inside or all outside the matrix.
+// 16-byte chunk all inside or all outside the matrix. `tile` counts this block's tiles (0, 1,
+// ...); tut::block_tile(tile) is that tile's number in the matrix (ring.cuh).
 __global__ void __launch_bounds__(THREADS)
     transpose_v0_cpasync_kernel(const float* __restrict__ d_in, float* __restrict__ d_out, int n) {
   __shared__ alignas(16) float s_ring[STAGES][TILE][CPA_PITCH];  // 8 x [32][36] floats
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x, row = t / 8, chunk = t % 8;  // [32 rows x 8 chunks of 16 B]
-  auto issue = [&](std::size_t j) {
-    if (j < my_tiles) {
-      const std::size_t tile = tut::block_tile(j);
-      const int r = g.row0(tile) + row, c = g.col0(tile) + chunk * 4;
+  const int tid = threadIdx.x, row = tid / 8, chunk = tid % 8;  // [32 rows x 8 chunks of 16 B]
+  auto issue = [&](std::size_t tile) {
+    if (tile < my_tiles) {
+      const std::size_t matrix_tile = tut::block_tile(tile);
+      const int r = g.row0(matrix_tile) + row, c = g.col0(matrix_tile) + chunk * 4;
       if (r < n && c < n)
-        tut::cp_async_cg16(&s_ring[j % STAGES][row][chunk * 4],
+        tut::cp_async_cg16(&s_ring[tile % STAGES][row][chunk * 4],
                            d_in + static_cast<std::size_t>(r) * n + c);
     }
     tut::cp_async_commit_group();
   };
-  for (int j = 0; j < STAGES - 1; ++j) issue(j);  // prologue
-  for (std::size_t j = 0; j < my_tiles; ++j) {
-    issue(j + STAGES - 1);
-    tut::cp_async_wait_group<STAGES - 1>();  // my part of tile j
+  for (int tile = 0; tile < STAGES - 1; ++tile) issue(tile);  // prologue
+  for (std::size_t tile = 0; tile < my_tiles; ++tile) {
+    issue(tile + STAGES - 1);
+    tut::cp_async_wait_group<STAGES - 1>();  // my part of this tile
     __syncthreads();                         // everyone's
-    const std::size_t tile = tut::block_tile(j);
-    float(*s)[CPA_PITCH] = s_ring[j % STAGES];
-    store_transposed(d_out, n, g.row0(tile), g.col0(tile), [&](int r, int c) { return s[r][c]; });
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    float(*s)[CPA_PITCH] = s_ring[tile % STAGES];
+    store_transposed(d_out, n, g.row0(matrix_tile), g.col0(matrix_tile),
+                     [&](int r, int c) { return s[r][c]; });
     __syncthreads();  // slot consumed before it is refilled
   }
   tut::cp_async_wait_all();
@@ -134,10 +132,12 @@ __global__ void __launch_bounds__(THREADS)
 // against the matrix and fills the outside with zeros; it still delivers (and counts on the
 // mbarrier) the FULL box, 4096 bytes, so expect_tx is constant. Without swizzle the box is
 // dense, 128 bytes per row: a column read hits one bank 32 times, and TMA has no padding knob.
-// Ring: full[s] (count 1 + tx bytes) says "slot s holds tile j"; a __syncthreads releases the
+// Ring: full[s] (count 1 + tx bytes) says "slot s holds this tile"; a __syncthreads releases the
 // slot, after which thread 0 refills it: an async-proxy write into a slot the threads just read
 // with ordinary loads. __syncthreads orders those reads for the generic proxy only, so every
 // thread runs fence.proxy.async before it (chapter 11's rule); asm_expect.txt asserts the order.
+// The full barriers are used inside this block only: the init fence is fence.proxy.async
+// (chapter 11, "The init fence").
 __global__ void __launch_bounds__(THREADS)
     transpose_v1_tma_ptx_kernel(const __grid_constant__ CUtensorMap map_in,
                                 float* __restrict__ d_out, int n, unsigned* d_error) {
@@ -145,39 +145,46 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ __align__(8) std::uint64_t full[STAGES];
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x;
-  if (t == 0) {
+  const int tid = threadIdx.x, warp = tid / 32;
+  if (tid == 0) {
     for (int s = 0; s < STAGES; ++s)
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(tut::smem_addr(&full[s]))
                    : "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // init -> async proxy
   }
   __syncthreads();
-  auto produce = [&](std::size_t j) {
-    const int s = static_cast<int>(j % STAGES);
-    const std::size_t tile = tut::block_tile(j);
+  auto produce = [&](std::size_t tile) {  // thread 0: expect the whole box, then load it
+    const int s = static_cast<int>(tile % STAGES);
+    const std::size_t matrix_tile = tut::block_tile(tile);
     asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;"
                  ::"r"(tut::smem_addr(&full[s])), "r"(TILE_BYTES) : "memory");
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
         " [%0], [%1, {%2, %3}], [%4];"
         ::"r"(tut::smem_addr(s_ring + s * TILE * TILE)),
-          "l"(reinterpret_cast<std::uint64_t>(&map_in)), "r"(g.col0(tile)), "r"(g.row0(tile)),
-          "r"(tut::smem_addr(&full[s]))
+          "l"(reinterpret_cast<std::uint64_t>(&map_in)), "r"(g.col0(matrix_tile)),
+          "r"(g.row0(matrix_tile)), "r"(tut::smem_addr(&full[s]))
         : "memory");
   };
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);  // prologue
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < my_tiles && tile < STAGES; ++tile) produce(tile);  // prologue
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
-    if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
-    const std::size_t tile = tut::block_tile(j);
-    const float* box = s_ring + ring.slot * TILE * TILE;  // slot holds tile j, dense [32][32]
-    store_transposed(d_out, n, g.row0(tile), g.col0(tile),
+  for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
+    // Every thread waits for its slot's phase; going on is decided block-wide, so after a
+    // timeout the whole block returns together (each warp that gave up has recorded its wait).
+    const bool landed = tut::wait_or_report(  // v1: has this tile landed in its slot?
+        &full[ring.slot], ring.phase, d_error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
+            .expecting(TILE_BYTES));
+    if (__syncthreads_or(!landed)) return;
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    const float* box = s_ring + ring.slot * TILE * TILE;  // slot holds this tile, dense [32][32]
+    store_transposed(d_out, n, g.row0(matrix_tile), g.col0(matrix_tile),
                      [&](int r, int c) { return box[r * TILE + c]; });
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // my reads -> before the refill
     __syncthreads();  // slot consumed by everyone
-    if (t == 0 && j + STAGES < my_tiles) produce(j + STAGES);
+    if (tid == 0 && tile + STAGES < my_tiles) produce(tile + STAGES);
   }
 }
 
@@ -198,7 +205,8 @@ __device__ inline void load_box(float* dst, const CUtensorMap* map, std::int32_t
 }
 
 // v1's set-up in cuda::ptx (v2-v7): each full barrier counts one arrival (the expect_tx); the
-// fence orders the init before the TMA's complete_tx (async proxy); then the block meets.
+// init fence (fence.proxy.async.shared::cta: the barriers stay inside this block) orders the
+// init before the TMA's complete_tx (async proxy); then the block meets.
 template <int N>
 __device__ inline void init_full_barriers(std::uint64_t (&full)[N]) {
   if (threadIdx.x == 0) {
@@ -208,19 +216,21 @@ __device__ inline void init_full_barriers(std::uint64_t (&full)[N]) {
   __syncthreads();
 }
 
-// The producer step of v2 and v3 (thread 0): this block's tile j, a 32 x 32 box of `map` at
-// {column, row} (innermost first), into slot j % STAGES, completing on full[j % STAGES].
+// The producer step of v2 and v3 (thread 0): this block's tile `tile`, a 32 x 32 box of `map`
+// at {column, row} (innermost first), into slot tile % STAGES, completing on its full barrier.
 __device__ inline void load_tile(float* s_ring, const CUtensorMap* map, const TileGrid<>& g,
-                                 std::uint64_t* full, std::size_t j) {
-  const std::size_t tile = tut::block_tile(j);
-  const int s = static_cast<int>(j % STAGES);
-  load_box(s_ring + s * TILE * TILE, map, g.col0(tile), g.row0(tile), &full[s], TILE_BYTES);
+                                 std::uint64_t* full, std::size_t tile) {
+  const std::size_t matrix_tile = tut::block_tile(tile);
+  const int s = static_cast<int>(tile % STAGES);
+  load_box(s_ring + s * TILE * TILE, map, g.col0(matrix_tile), g.row0(matrix_tile), &full[s],
+           TILE_BYTES);
 }
 
 // The prologue of v2 and v3 (thread 0): the block's first STAGES tiles, or all if it has fewer.
 __device__ inline void fill_ring(float* s_ring, const CUtensorMap* map, const TileGrid<>& g,
                                  std::uint64_t* full, std::size_t my_tiles) {
-  for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) load_tile(s_ring, map, g, full, j);
+  for (std::size_t tile = 0; tile < my_tiles && tile < STAGES; ++tile)
+    load_tile(s_ring, map, g, full, tile);
 }
 
 __global__ void __launch_bounds__(THREADS)
@@ -230,20 +240,81 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ __align__(8) std::uint64_t full[STAGES];
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x, warp = tid / 32;
   init_full_barriers(full);
-  if (t == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
+  if (tid == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
-    if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
-    const std::size_t tile = tut::block_tile(j);
-    const float* box = s_ring + ring.slot * TILE * TILE;  // slot holds tile j, swizzled
-    store_transposed(d_out, n, g.row0(tile), g.col0(tile),
+  for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
+    const bool landed = tut::wait_or_report(  // v2: has the swizzled box landed?
+        &full[ring.slot], ring.phase, d_error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
+            .expecting(TILE_BYTES));
+    if (__syncthreads_or(!landed)) return;  // a timeout anywhere: the whole block stops
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    const float* box = s_ring + ring.slot * TILE * TILE;  // slot holds this tile, swizzled
+    store_transposed(d_out, n, g.row0(matrix_tile), g.col0(matrix_tile),
                      [&](int r, int c) { return box[swizzled_128b(r, c)]; });
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // my reads -> before the TMA refill
     __syncthreads();
-    if (t == 0 && j + STAGES < my_tiles) load_tile(s_ring, &map_in_sw128, g, full, j + STAGES);
+    if (tid == 0 && tile + STAGES < my_tiles)
+      load_tile(s_ring, &map_in_sw128, g, full, tile + STAGES);
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v3: TMA load (swizzled) + transpose in shared memory + TMA store
+// ---------------------------------------------------------------------------------------------
+// Threads write the transposed tile into a dense [32][32] staging box (lane = column: no
+// conflicts), fence.proxy.async (generic writes -> the async proxy that the TMA store reads
+// through; the same fence orders this thread's reads of slot s before the refill), barrier,
+// then thread 0 issues cp.async.bulk.tensor.2d.global.shared::cta (UTMASTG) at out-tile
+// coordinates (x = r0, y = c0). The TMA store clips the box at the matrix edges: no bounds
+// checks in the kernel at all. Two staging boxes alternate; wait_group.read 1 frees the older.
+__global__ void __launch_bounds__(THREADS)
+    transpose_v3_tma_store_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
+                                  const __grid_constant__ CUtensorMap map_out, int n,
+                                  unsigned* d_error) {
+  namespace ptx = cuda::ptx;
+  float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [STAGES][32][32] swizzled
+  float* s_out = s_ring + STAGES * TILE * TILE;                       // [2][32][32] dense
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  const TileGrid<> g(n);
+  const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  init_full_barriers(full);
+  if (tid == 0) fill_ring(s_ring, &map_in_sw128, g, full, my_tiles);
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
+    const bool landed = tut::wait_or_report(  // v3: has the box to transpose landed?
+        &full[ring.slot], ring.phase, d_error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
+            .expecting(TILE_BYTES));
+    if (tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // staging tile&1 free
+    if (__syncthreads_or(!landed)) {  // a timeout anywhere: drain my stores, stop together
+      if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      return;
+    }
+    const float* box = s_ring + ring.slot * TILE * TILE;
+    float* stage = s_out + (tile & 1) * TILE * TILE;  // [32 out rows = c][32 out cols = r]
+#pragma unroll
+    for (int k = 0; k < TILE / WARPS; ++k) {
+      const int c = warp + k * WARPS;
+      stage[c * TILE + lane] = box[swizzled_128b(lane, c)];
+    }
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
+    ptx::fence_proxy_async(ptx::space_shared);  // my STS -> visible to the TMA store
+    __syncthreads();                            // staging box complete; slot consumed
+    if (tid == 0) {
+      const std::size_t matrix_tile = tut::block_tile(tile);
+      const std::int32_t out_coords[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, out_coords,
+                                stage);
+      ptx::cp_async_bulk_commit_group();
+      if (tile + STAGES < my_tiles) load_tile(s_ring, &map_in_sw128, g, full, tile + STAGES);
+    }
+  }
+  if (tid == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // epilogue: stores complete
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -260,7 +331,7 @@ __global__ void __launch_bounds__(THREADS)
 //   v6  256 x 32,  1 box,  ring 3: 1 KiB per output row, a refill and a sync per 32 KiB
 //   v7  32 x 128,  4 boxes, ring 4: v5's slot size, ring depth and cadence with v4's 128 B
 //       per output row: the control that tells the write pattern from the cadence.
-template <int BOX_ROWS, int BOXES_X, int RING>
+template <int BOX_ROWS, int BOXES_X, int RING_STAGES>
 __global__ void __launch_bounds__(THREADS)
     transpose_v4_tma_rowread_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
                                     float* __restrict__ d_out, int n, unsigned* d_error) {
@@ -268,40 +339,44 @@ __global__ void __launch_bounds__(THREADS)
   constexpr int BOX_FLOATS = BOX_ROWS * TILE;
   constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;    // a multiple of 1024: boxes stay aligned
   constexpr int UNITS = BOX_ROWS / 32 * (TILE / 4);      // (32-row group, chunk) pairs per box
-  float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [RING][BOXES_X][box]
-  __shared__ __align__(8) std::uint64_t full[RING];
+  float* s_ring = reinterpret_cast<float*>(aligned_dynamic_smem());  // [RING_STAGES][BOXES_X][box]
+  __shared__ __align__(8) std::uint64_t full[RING_STAGES];
   const TileGrid<BOX_ROWS, TILE * BOXES_X> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   init_full_barriers(full);
   auto boxes_in = [&](int c0) { return min(BOXES_X, (n - c0 + TILE - 1) / TILE); };  // inside
-  auto produce = [&](std::size_t j) {  // one arrival expecting every box's bytes, then the loads
-    const int s = static_cast<int>(j % RING);
-    const std::size_t tile = tut::block_tile(j);
-    const int c0 = g.col0(tile), nb = boxes_in(c0);
+  auto produce = [&](std::size_t tile) {  // one arrival expecting every box's bytes, then the loads
+    const int s = static_cast<int>(tile % RING_STAGES);
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    const int c0 = g.col0(matrix_tile), nb = boxes_in(c0);
     (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta,
                                                cuda::ptx::space_shared, &full[s], nb * BOX_BYTES);
     for (int b = 0; b < nb; ++b) {
-      const std::int32_t coords[2] = {c0 + b * TILE, g.row0(tile)};
+      const std::int32_t coords[2] = {c0 + b * TILE, g.row0(matrix_tile)};
       cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_shared, cuda::ptx::space_global,
                                       s_ring + (s * BOXES_X + b) * BOX_FLOATS, &map_in_sw128,
                                       coords, &full[s]);
     }
   };
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < RING; ++j) produce(j);
-  tut::RingPosition<RING> ring;
-  for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
-    if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
-    const std::size_t tile = tut::block_tile(j);
-    const int r0 = g.row0(tile), c0 = g.col0(tile), nb = boxes_in(c0);
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < my_tiles && tile < RING_STAGES; ++tile) produce(tile);
+  tut::RingPosition<RING_STAGES> ring;
+  for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    const int r0 = g.row0(matrix_tile), c0 = g.col0(matrix_tile), nb = boxes_in(c0);
+    const bool landed = tut::wait_or_report(  // v4-v7: has every box of the slot landed?
+        &full[ring.slot], ring.phase, d_error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
+            .expecting(nb * BOX_BYTES));
+    if (__syncthreads_or(!landed)) return;  // a timeout anywhere: the whole block stops
     for (int b = 0; b < nb; ++b) {
       const float* box = s_ring + (ring.slot * BOXES_X + b) * BOX_FLOATS;  // 128B-swizzled rows
       const int cb = c0 + b * TILE;                                        // the box's column 0
 #pragma unroll
       for (int u = warp; u < UNITS; u += WARPS) {
         const int r = (u / (TILE / 4)) * 32 + lane, k = u % (TILE / 4);
-        // EXERCISE-BEGIN: read chunk k of box row r (four floats) with one 16-byte load from where the 128-byte swizzle put it, then write them to output rows cb + 4k .. cb + 4k + 3 at column r0 + r, skipping what lies outside the N x N matrix
+        // EXERCISE-BEGIN: chunk k of box row r in ONE 16-byte load from its swizzled place; its 4 floats to output rows cb+4k..cb+4k+3, column r0+r, inside the matrix only
         const float4 v = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
         if (r0 + r < n && cb + 4 * k < n) {  // n % 4 == 0: the 4 output rows are all in or out
           float* o = d_out + static_cast<std::size_t>(cb + 4 * k) * n + r0 + r;
@@ -314,37 +389,76 @@ __global__ void __launch_bounds__(THREADS)
         // EXERCISE-END
       }
     }
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // my reads -> before the refill
     __syncthreads();  // slot consumed
-    if (t == 0 && j + RING < my_tiles) produce(j + RING);
+    if (tid == 0 && tile + RING_STAGES < my_tiles) produce(tile + RING_STAGES);
   }
 }
 
-// Launchers: persistent grids (fewer blocks under the harness's lap check; any grid works).
-constexpr std::size_t RING_SMEM = std::size_t{STAGES} * TILE_BYTES + SMEM_ALIGN;  // 33 KiB
+// ---------------------------------------------------------------------------------------------
+// probe: one box, copied raw to global (the tests use it to see the out-of-bounds fill)
+// ---------------------------------------------------------------------------------------------
+__global__ void probe_box_kernel(const __grid_constant__ CUtensorMap map, int x, int y,
+                                 float* __restrict__ d_box, unsigned* d_error) {
+  float* box = reinterpret_cast<float*>(aligned_dynamic_smem());
+  __shared__ __align__(8) std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    cuda::ptx::mbarrier_init(&bar, 1);
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) load_box(box, &map, x, y, &bar, TILE_BYTES);
+  if (!tut::wait_or_report(&bar, 0, d_error,
+                           tut::WaitSite::warp(threadIdx.x / 32).on(tut::Barrier::kTile)
+                               .expecting(TILE_BYTES)))
+    return;
+  for (int i = threadIdx.x; i < TILE * TILE; i += blockDim.x) d_box[i] = box[i];
+}
 
-inline void launch_transpose_v0(const float* d_in, float* d_out, int n, int sms, int per_sm,
-                                cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(transpose_v0_cpasync_kernel, THREADS, sms, per_sm);
-  transpose_v0_cpasync_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n);
+// ---------------------------------------------------------------------------------------------
+// Launchers: persistent grids (fewer blocks under the harness's lap check; any grid works)
+// ---------------------------------------------------------------------------------------------
+constexpr std::size_t RING_SMEM = std::size_t{STAGES} * TILE_BYTES + SMEM_ALIGN;  // 33 KiB
+constexpr std::size_t STORE_SMEM = RING_SMEM + 2 * std::size_t{TILE_BYTES};        // 41 KiB
+
+inline void launch_transpose_v0(const float* d_in, float* d_out, int n, int sms,
+                                int blocks_per_sm, cudaStream_t s) {
+  tut::launch_persistent(transpose_v0_cpasync_kernel, THREADS, 0, sms, blocks_per_sm, s, d_in,
+                         d_out, n);
 }
 
 // v1 or v2 (`kernel`): the 8-slot ring of 32 x 32 boxes of `map`.
 using RingKernel = void (*)(const CUtensorMap, float*, int, unsigned*);
 inline void launch_transpose_ring(RingKernel kernel, const CUtensorMap& map, float* d_out, int n,
-                                  unsigned* d_error, int sms, int per_sm, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, per_sm, RING_SMEM);
-  kernel<<<grid, THREADS, RING_SMEM, s>>>(map, d_out, n, d_error);
+                                  unsigned* d_error, int sms, int blocks_per_sm, cudaStream_t s) {
+  tut::launch_persistent(kernel, THREADS, RING_SMEM, sms, blocks_per_sm, s, map, d_out, n,
+                         d_error);
 }
 
-// v4-v7: RING slots of BOXES_X boxes of BOX_ROWS x 32 (the map's box must be BOX_ROWS x 32).
-template <int BOX_ROWS, int BOXES_X, int RING>
+// v3: the ring plus two dense staging boxes for the TMA stores.
+inline void launch_transpose_v3(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out,
+                                int n, unsigned* d_error, int sms, int blocks_per_sm,
+                                cudaStream_t s) {
+  tut::launch_persistent(transpose_v3_tma_store_kernel, THREADS, STORE_SMEM, sms, blocks_per_sm,
+                         s, map_in_sw128, map_out, n, d_error);
+}
+
+// v4-v7: RING_STAGES slots of BOXES_X boxes of BOX_ROWS x 32 (the map's box must be BOX_ROWS x 32).
+template <int BOX_ROWS, int BOXES_X, int RING_STAGES>
 void launch_transpose_v4(const CUtensorMap& map, float* d_out, int n, unsigned* d_error, int sms,
-                         int per_sm, cudaStream_t s) {
-  constexpr std::size_t smem = std::size_t{RING} * BOXES_X * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
-  auto kernel = transpose_v4_tma_rowread_kernel<BOX_ROWS, BOXES_X, RING>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sms, per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(map, d_out, n, d_error);
+                         int blocks_per_sm, cudaStream_t s) {
+  constexpr std::size_t smem =
+      std::size_t{RING_STAGES} * BOXES_X * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
+  tut::launch_persistent(transpose_v4_tma_rowread_kernel<BOX_ROWS, BOXES_X, RING_STAGES>, THREADS,
+                         smem, sms, blocks_per_sm, s, map, d_out, n, d_error);
+}
+
+// One block; the box whose first element is column x, row y, raw (swizzled as the map says).
+inline void launch_probe_box(const CUtensorMap& map, int x, int y, float* d_box,
+                             unsigned* d_error, cudaStream_t s) {
+  constexpr std::size_t smem = TILE_BYTES + SMEM_ALIGN;
+  probe_box_kernel<<<1, THREADS, smem, s>>>(map, x, y, d_box, d_error);
 }
 
 }  // namespace ch12

@@ -1,10 +1,235 @@
-// Chapter 12 driver: builds the chapter description and hands it to the harness.
-// The lesson is in kernels.cuh (v0-v2, v4-v7), more_kernels.cuh (v3) and README.md;
-// host.cuh holds the tensor maps, the Problem and the variant table.
-#include "kernels.cuh"  // first, and by its short name: an exercise copy finds its own
-#include "chapters/12_tma_tensor_maps/more_kernels.cuh"
-#include "chapters/12_tma_tensor_maps/host.cuh"
+/// @file main.cu
+/// @brief Chapter 12's program: the tensor-map rules and the encoder fetched from the driver at
+///        run time, the CPU reference, the Problem, the check sizes, the variant registry and
+///        main. The lesson is in kernels.cuh and README.md; broken.cuh holds the negative.
+//
+// What the program does: for each variant, poison the output, launch, compare every word with
+// the CPU transpose, then time it (run_chapter, common/harness.cuh).
+#include <cuda.h>          // CUtensorMap and its enums (types only: nothing here links libcuda)
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
+#include <cuda_runtime.h>
 
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels.cuh"
+#include "broken.cuh"
+#include "common/bounded_wait.cuh"
+#include "common/device_buffer.cuh"
+#include "common/harness.cuh"
+
+namespace ch12 {
+
+// Rules for a FLOAT32 2D tiled map (cuda.h, cuTensorMapEncodeTiled), checked here so a
+// violation is a clear sentence instead of CUDA_ERROR_INVALID_VALUE:
+//   - global address 16-byte aligned;
+//   - global stride (row pitch, bytes) a multiple of 16 and < 2^40: N floats per row -> N % 4;
+//   - box dimensions 1..256 elements, and the box's inner extent a multiple of 16 bytes;
+//   - with a swizzle, the box's inner extent at most the swizzle span (32, 64 or 128 bytes).
+inline std::string tensor_map_violation(const void* base, std::uint64_t cols, std::uint64_t rows,
+                                        std::uint32_t box_cols, std::uint32_t box_rows,
+                                        CUtensorMapSwizzle swizzle) {
+  if (reinterpret_cast<std::uintptr_t>(base) % 16 != 0)
+    return "the matrix base address is not 16-byte aligned";
+  if (cols == 0 || rows == 0 || cols > (1ull << 32) || rows > (1ull << 32))
+    return "matrix dimensions must be 1..2^32";
+  if ((cols * 4) % 16 != 0)
+    return "the row pitch is " + std::to_string(cols * 4) +
+           " bytes; TMA needs a global stride that is a multiple of 16 bytes (here: columns a "
+           "multiple of 4)";
+  if (box_cols == 0 || box_rows == 0 || box_cols > 256 || box_rows > 256)
+    return "box dimensions must be 1..256 elements";
+  if ((box_cols * 4) % 16 != 0) return "the box's inner extent must be a multiple of 16 bytes";
+  const std::uint32_t span = swizzle == CU_TENSOR_MAP_SWIZZLE_32B   ? 32
+                             : swizzle == CU_TENSOR_MAP_SWIZZLE_64B  ? 64
+                             : swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128
+                                                                     : 0;
+  if (span != 0 && box_cols * 4 > span)
+    return "the box's inner extent (" + std::to_string(box_cols * 4) +
+           " bytes) exceeds the swizzle span (" + std::to_string(span) + " bytes)";
+  return "";
+}
+
+// cuTensorMapEncodeTiled lives in libcuda. Asking the runtime for the entry point (by the
+// ABI version the typedef was written for, 12.0) avoids linking libcuda at build time.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn() {
+  static PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000,
+                                                cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || p == nullptr) {
+      std::fprintf(stderr, "ch12: error: the driver has no cuTensorMapEncodeTiled (12.0)\n");
+      std::exit(tut::kExitFail);
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// A row-major rows x cols float matrix at `base`, read or written in TILE x TILE boxes.
+/// Coordinates are innermost first: dimension 0 = column (x), dimension 1 = row (y).
+/// `box_rows` (default TILE) makes a taller box: TILE columns x box_rows rows (v5, v6).
+inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uint64_t rows,
+                                 CUtensorMapSwizzle swizzle, std::uint32_t box_rows = TILE) {
+  const std::string why = tensor_map_violation(base, cols, rows, TILE, box_rows, swizzle);
+  if (!why.empty()) {
+    std::fprintf(stderr, "ch12: error: cannot describe this matrix to the TMA unit: %s\n",
+                 why.c_str());
+    std::exit(tut::kExitFail);
+  }
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * sizeof(float)};  // bytes from one row to the next
+  const cuuint32_t box[2] = {TILE, box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CU_CHECK(encode_tiled_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
+                             dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                             swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));  // outside: zeros
+  return map;
+}
+
+inline std::vector<std::uint32_t> reference_transpose(const std::vector<std::uint32_t>& in,
+                                                      std::size_t n) {
+  std::vector<std::uint32_t> out(n * n);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t c = 0; c < n; ++c) out[c * n + r] = in[r * n + c];
+  return out;
+}
+
+// --size is the side N of the square matrix (not bytes); each matrix is N*N*4 bytes.
+struct Problem {
+  explicit Problem(const tut::RunConfig& cfg)
+      : cfg(cfg),
+        n(static_cast<int>(cfg.size)),
+        elems(cfg.size * cfg.size),
+        d_in(elems),
+        d_out(elems) {
+    h_in.resize(elems);
+    tut::fill_unique_words(h_in.data(), elems, cfg.seed);
+    d_in.upload(h_in);
+    const auto* in = reinterpret_cast<const float*>(d_in.data());
+    auto* out = reinterpret_cast<float*>(d_out.data());
+    map_in = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_NONE);
+    map_in_sw128 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B);
+    map_out = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE);
+    map_in_sw128_r128 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 128);  // v5
+    map_in_sw128_r256 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 256);  // v6
+  }
+  void poison(cudaStream_t s) {
+    d_out.poison(s);
+    d_error.clear(s);
+  }
+  tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
+    if (want.empty()) want = reference_transpose(h_in, n);
+    return tut::compare_words_and_error(s, d_out, want, d_error);
+  }
+  double work() const { return 2.0 * 4.0 * static_cast<double>(elems); }
+  std::string describe() const {
+    return std::to_string(n) + " x " + std::to_string(n) + " floats (" +
+           tut::format_bytes(4.0 * double(elems)) + " per matrix)";
+  }
+  const float* in() const { return reinterpret_cast<const float*>(d_in.data()); }
+  float* out() { return reinterpret_cast<float*>(d_out.data()); }
+  int sms() const { return cfg.device.sm_count; }
+  unsigned* err() { return d_error.data(); }
+  int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }  // --blocks-per-sm (_low rows)
+
+  tut::RunConfig cfg;
+  int n;
+  std::size_t elems;
+  tut::DeviceBuffer<std::uint32_t> d_in, d_out;
+  tut::ErrorWord d_error;
+  std::vector<std::uint32_t> h_in, want;
+  CUtensorMap map_in{}, map_in_sw128{}, map_out{}, map_in_sw128_r128{}, map_in_sw128_r256{};
+};
+
+// Check sizes (the matrix side N): one partial box; one box minus a column chunk; a box plus 4
+// (edges on both sides); boxes plus ragged edges; several waves of blocks. The largest feeds
+// the harness's lap check (two blocks): N = 2052 is 65 x 65 = 4225 tiles of 32 x 32, over 2000
+// per block, more than 260 laps of the 8-slot rings; the tallest boxes (256 x 32, v6, 3 slots)
+// give 9 x 65 = 585 tiles, 292 per block, 97 laps; v7's 32 x 128 tiles (4 slots) 65 x 17 =
+// 1105, 552 per block, 138 laps. Every ring wraps far more than 3 times.
+inline const std::vector<std::uint64_t> kCheckSizes = {4, 28, 36, 100, 260, 1028, 2052};
+
+// Laps of a ring of `stages` slots that each block of a `blocks`-block grid makes at side n,
+// tiles of box_rows x box_cols (the fewest, for the block with the fewest tiles).
+inline std::uint64_t ring_laps(std::uint64_t n, int box_rows, int box_cols, int stages,
+                               int blocks) {
+  const std::uint64_t tiles = ((n + box_rows - 1) / box_rows) * ((n + box_cols - 1) / box_cols);
+  return tiles / blocks / stages;
+}
+
+
+// The variant registry, in reading order. The _low rows run at --blocks-per-sm blocks per SM
+// (default 1), the others at full occupancy (0). v4-v7 read boxes of BOX_ROWS x 32: each uses
+// the swizzled map with that box.
+inline std::vector<tut::Variant<Problem>> variants() {
+  tut::VariantList<Problem> v;
+  const char* same_at_low = "the same at --blocks-per-sm blocks per SM";
+  v.add("v0_cpasync_full", "v0 cp.async-fed, full occ",
+        "baseline: 32x32 tiles by 16 B cp.async per thread, padded rows, 8-stage ring",
+        [](Problem& p, cudaStream_t s) { launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), 0, s); });
+  v.add("v0_cpasync_low", "v0 cp.async-fed, low occ", same_at_low,
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v0(p.in(), p.out(), p.n, p.sms(), p.blocks_per_sm(), s);
+        });
+  v.add("v1_tma_ptx_full", "v1 TMA 2D PTX, no swizzle",
+        "raw PTX cp.async.bulk.tensor.2d, dense box: 32-way conflicts on column reads",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_ring(transpose_v1_tma_ptx_kernel, p.map_in, p.out(), p.n, p.err(),
+                                p.sms(), 0, s);
+        });
+  v.add("v2_tma_sw128_full", "v2 TMA 2D swizzle128, full",
+        "cuda::ptx tensor load, SWIZZLE_128B box: 4-way conflicts; full occupancy",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_ring(transpose_v2_tma_swizzle_kernel, p.map_in_sw128, p.out(), p.n,
+                                p.err(), p.sms(), 0, s);
+        });
+  v.add("v2_tma_sw128_low", "v2 TMA 2D swizzle128, low", same_at_low,
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_ring(transpose_v2_tma_swizzle_kernel, p.map_in_sw128, p.out(), p.n,
+                                p.err(), p.sms(), p.blocks_per_sm(), s);
+        });
+  v.add("v3_tma_store_full", "v3 TMA load + TMA store",
+        "swizzled load, transpose into a staging box, fence.proxy.async, UTMASTG; full occ",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v3(p.map_in_sw128, p.map_out, p.n, p.err(), p.sms(), 0, s);
+        });
+  v.add("v4_tma_rowread_full", "v4 TMA sw128, LDS.128 reads",
+        "v2's box read conflict-free along rows (LDS.128); 32x32 tiles, 8-slot ring, full occ",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v4<32, 1, 8>(p.map_in_sw128, p.out(), p.n, p.err(), p.sms(), 0, s);
+        });
+  v.add("v5_tma_tall128_full", "v5 TMA 128x32 boxes, LDS.128",
+        "v4 with 128-row x 32-col boxes (16 KiB, 4-slot ring): 512 B written per output row",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v4<128, 1, 4>(p.map_in_sw128_r128, p.out(), p.n, p.err(), p.sms(), 0,
+                                         s);
+        });
+  v.add("v6_tma_tall256_full", "v6 TMA 256x32 boxes, LDS.128",
+        "v4 with 256-row x 32-col boxes (32 KiB, 3-slot ring): 1 KiB written per output row",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v4<256, 1, 3>(p.map_in_sw128_r256, p.out(), p.n, p.err(), p.sms(), 0,
+                                         s);
+        });
+  v.add("v7_tma_wide4x32_full", "v7 TMA 4 boxes 32x32 per slot",
+        "control: v5's 16 KiB slots, 4-slot ring and cadence, but 32x128 tiles: 128 B per row",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v4<32, 4, 4>(p.map_in_sw128, p.out(), p.n, p.err(), p.sms(), 0, s);
+        });
+  add_negatives(v);  // broken.cuh
+  return v.list;
+}
+
+}  // namespace ch12
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
   tut::Chapter<ch12::Problem> ch;
   ch.id = "ch12_tma_tensor_maps";
@@ -17,7 +242,7 @@ int main(int argc, char** argv) {
   ch.size_multiple = 4;
   ch.max_size = 32768;
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{16384}; };
-  ch.check_sizes = ch12::kCheckSizes;  // why these: host.cuh
+  ch.check_sizes = ch12::kCheckSizes;  // why these: above
   ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
   ch.variants = ch12::variants();
@@ -27,3 +252,4 @@ int main(int argc, char** argv) {
   ch.tour_baseline = "v0_cpasync_full";
   return tut::run_chapter(argc, argv, ch);
 }
+#endif  // TUTORIAL_CHAPTER_TEST

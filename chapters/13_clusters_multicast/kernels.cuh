@@ -1,3 +1,9 @@
+/// @file kernels.cuh
+/// @brief Chapter 13's lesson kernels in variant order: v0 (no cluster), v1 (DSMEM pull),
+///        v2 (st.async push), v3 (one multicast per table tile, raw PTX), v4 (v3 through
+///        cuda::ptx), v5 (DSMEM store push), each with its whole protocol in its own body, and
+///        the launchers.
+//
 // Chapter 13: thread-block clusters, distributed shared memory (DSMEM) and TMA multicast
 //
 // On Hopper, up to 8 blocks (16 with an opt-in) can be launched as a *cluster*: co-scheduled
@@ -11,11 +17,24 @@
 // clusters in groups of CLUSTER (group g = rows g*C .. g*C+C-1, rank k takes row g*C + k);
 // cluster c walks groups c, c + clusters, ... so the kernels are correct for any grid.
 //
-// This file: the helpers, v0 (every block loads every table tile itself: chapter 11), the
-// cluster ring and v3 (one multicast per table tile, raw PTX). more_kernels.cuh: v4 (v3 through
-// cuda::ptx) and the peer-to-peer alternatives v1 (DSMEM pull), v2 (st.async push), v5 (DSMEM
-// store push). host.cuh: the reference, the Problem, the variant list. The negative v9 is in
-// tests/negatives/13_clusters_multicast.cuh.
+// The cluster ring (v1-v5; v0 is chapter 11's ring without a cluster). Slot s of a block is
+// [row tile | table tile] in its dynamic shared memory, and full[s] counts the bytes that land
+// in it; the row part is always the block's own bulk load, the variants differ in how the table
+// part gets there. Each kernel spells out the same four steps:
+// 1. Thread 0 of every block initialises its full[s] (count 1) and publishes it cluster-wide
+//    (fence.mbarrier_init.release.cluster, then step 2's cluster barrier): peers' copies will
+//    complete_tx on it (chapter 11, "The init fence": the cluster form).
+// 2. Each block's thread 0 posts arrive.expect_tx on ITS OWN full[s]; a cluster barrier; then
+//    it loads its row tile and the variant's table copy is issued. No copy can reach a phase
+//    whose expectation is not posted.
+// 3. Wait on full[s], bring the table tile to the add, add, fence the slot reads for the async
+//    proxy (the next write into the slot is a TMA or st.async write).
+// 4. Step 2 for tile + STAGES: its cluster barrier frees slot s in every block, and is also the
+//    exit rule: no block exits while a peer may still write its shared memory.
+// A block whose wait gives up stops producing and consuming but keeps taking every cluster
+// barrier, so its peers are never left waiting; they time out too if they needed its tiles.
+// Every wait names itself when it gives up (tut::wait_or_report / wait_or_report_cluster).
+// The host side (reference, Problem, registry) is main.cu; the negative v9 is broken.cuh.
 //
 // Needs compute capability 9.0 and CUDA 12.8 or newer. Built for sm_90a: ptxas accepts
 // .multicast::cluster for sm_90 only with an advisory warning, and CCCL exposes it only for
@@ -30,11 +49,13 @@
 
 #include <cstdint>
 #include <map>
+#include <utility>
 
 #include "common/bounded_wait.cuh"
 #include "common/cuda_check.cuh"
 #include "common/cp_async.cuh"  // tut::smem_addr
 #include "common/launch.cuh"
+#include "common/perturb.cuh"
 #include "common/ring.cuh"
 
 namespace ch13 {
@@ -53,8 +74,8 @@ constexpr int STAGES = 4;                              // slots: [row tile | tab
 constexpr int VECS_PER_THREAD = TILE_VECS / THREADS;   // 2
 constexpr std::size_t SMEM_BYTES = std::size_t{STAGES} * 2 * TILE_BYTES;  // 64 KiB
 static_assert(ROW_WORDS % TILE_WORDS == 0 && TILE_VECS % THREADS == 0, "whole tiles");
-// Table tile t is owned by rank t % CLUSTER and ring tile j uses slot j % STAGES, with
-// t = j % TILES_PER_ROW. These make every slot's owner fixed, so a peer's slot is only ever
+// Table tile k is owned by rank k % CLUSTER and ring tile `tile` uses slot tile % STAGES, with
+// k = tile % TILES_PER_ROW. These make every slot's owner fixed, so a peer's slot is only ever
 // written by one path (never by both a TMA and DSMEM stores).
 static_assert(STAGES % CLUSTER == 0 && TILES_PER_ROW % STAGES == 0, "one owner per slot");
 
@@ -74,7 +95,7 @@ __device__ inline void ptx_bulk_load_multicast(void* dst, const void* src, std::
 #endif
 }
 
-// Which row tile and table tile a block's ring tile j is. C: cluster size (1: no cluster).
+// Which row tile and table tile a block's ring tile `tile` (0, 1, ... in this block) is. C: cluster size (1: no cluster).
 // Every block of a cluster walks the same number of tiles, in lockstep.
 template <int C>
 struct RowWalk {
@@ -89,15 +110,15 @@ struct RowWalk {
     tiles = first_group < groups ? ((groups - 1 - first_group) / group_stride + 1) * TILES_PER_ROW
                                  : 0;
   }
-  __device__ int table_tile(std::size_t j) const { return static_cast<int>(j % TILES_PER_ROW); }
-  __device__ std::uint32_t owner(std::size_t j) const { return table_tile(j) % C; }
-  // first word of row tile j (possibly past the end of `in`)
-  __device__ std::size_t word(std::size_t j) const {
-    const std::size_t row = (first_group + j / TILES_PER_ROW * group_stride) * C + rank;
-    return row * ROW_WORDS + static_cast<std::size_t>(table_tile(j)) * TILE_WORDS;
+  __device__ int table_tile(std::size_t tile) const { return static_cast<int>(tile % TILES_PER_ROW); }
+  __device__ std::uint32_t owner(std::size_t tile) const { return table_tile(tile) % C; }
+  // first word of row tile `tile` (possibly past the end of `in`)
+  __device__ std::size_t word(std::size_t tile) const {
+    const std::size_t row = (first_group + tile / TILES_PER_ROW * group_stride) * C + rank;
+    return row * ROW_WORDS + static_cast<std::size_t>(table_tile(tile)) * TILE_WORDS;
   }
-  __device__ std::uint32_t row_bytes(std::size_t j) const {  // fewer at the end, 0 past it
-    const std::size_t w = word(j);
+  __device__ std::uint32_t row_bytes(std::size_t tile) const {  // fewer at the end, 0 past it
+    const std::size_t w = word(tile);
     if (w >= n_words) return 0;
     return 4u * static_cast<std::uint32_t>(n_words - w < TILE_WORDS ? n_words - w : TILE_WORDS);
   }
@@ -126,64 +147,29 @@ __device__ inline void add_tile(std::uint32_t* __restrict__ d_out, const uint4* 
   }
 }
 
-// Whose full[s] counts the table tile's bytes: every block's (it lands in each by a counted
-// copy: bulk load, multicast, st.async), or only its owner's (peers use uncounted DSMEM ld/st).
-enum class TableCount { every_block, owner_only };
 
-// One block's ring, the part every variant shares: slot s is [row tile | table tile] in the
-// dynamic shared memory, and full[s] (the kernel's) counts the bytes that land in it. The row
-// part is always this block's own bulk load; the variants differ in how the table part gets
-// there.
-template <int C>
-struct BlockRing {
-  BroadcastArgs a;
-  RowWalk<C> walk;
-  std::uint64_t* full;  // [STAGES]
-  TableCount count;
-  uint4* slots;  // [STAGES row tiles][STAGES table tiles]
-  __device__ BlockRing(const BroadcastArgs& args, std::uint64_t* full_,
-                       TableCount count_ = TableCount::every_block)
-      : a(args), walk(args.n_words), full(full_), count(count_) {
-    extern __shared__ __align__(128) unsigned char smem_raw[];
-    slots = reinterpret_cast<uint4*>(smem_raw);
-  }
-  __device__ uint4* row_slot(std::size_t s) const { return slots + s * TILE_VECS; }
-  __device__ uint4* tab_slot(std::size_t s) const { return slots + (STAGES + s) * TILE_VECS; }
-  __device__ bool owns(std::size_t j) const { return walk.owner(j) == walk.rank; }
-  __device__ const std::uint32_t* table_tile(std::size_t j) const {
-    return a.table + walk.table_tile(j) * TILE_WORDS;
-  }
-  // Thread 0: full[s]'s one arrival for ring tile j, owing the row bytes and the table bytes
-  // this block counts.
-  __device__ void expect(std::size_t j) const {
-    const bool counted = count == TableCount::every_block || owns(j);
-    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[j % STAGES],
-                                         walk.row_bytes(j) + (counted ? TILE_BYTES : 0u));
-  }
-  // Thread 0: this block's row tile j into slot j % STAGES (nothing past the end of `in`).
-  __device__ void load_row(std::size_t j) const {
-    if (walk.row_bytes(j) != 0)
-      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slot(j % STAGES),
-                         a.in + walk.word(j), walk.row_bytes(j), &full[j % STAGES]);
-  }
-  // Thread 0: table tile j into this block's own slot, counted on its own full[s].
-  __device__ void load_table(std::size_t j) const {
-    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slot(j % STAGES), table_tile(j),
-                       TILE_BYTES, &full[j % STAGES]);
-  }
-  // Every thread: its share of out tile j = row slot + `tab` (this block's slot or a peer's).
-  __device__ void add(std::size_t j, const uint4* tab) const {
-    add_tile(a.out + walk.word(j), row_slot(j % STAGES), tab, walk.row_bytes(j));
-  }
-};
+// mapa: the shared::cluster address of the same variable in block `rank` of the cluster.
+__device__ inline std::uint32_t ptx_mapa(std::uint32_t local_smem, std::uint32_t rank) {
+  std::uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local_smem), "r"(rank));
+  return remote;
+}
 
-// A bounded wait's verdict made block-uniform (a block takes every later barrier together);
-// thread 0 records a give-up in the error word.
-__device__ inline bool block_gave_up(bool landed, unsigned* error) {
-  const bool failed = __syncthreads_or(!landed) != 0;
-  if (failed && threadIdx.x == 0) atomicOr(error, tut::kErrorWaitTimedOut);
-  return failed;
+// st.async (SASS STAS): a 16-byte register store into ANOTHER block's shared memory; when it
+// lands, the hardware performs complete_tx(16) on the mbarrier at `remote_bar` in that block.
+__device__ inline void ptx_st_async_v4(std::uint32_t remote_addr, uint4 v,
+                                       std::uint32_t remote_bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, "
+      "[%5];" ::"r"(remote_addr),
+      "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w), "r"(remote_bar)
+      : "memory");
+}
+
+// The ring's shared memory: STAGES row tiles, then STAGES table tiles (SMEM_BYTES, dynamic).
+__device__ inline uint4* ring_slots() {
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  return reinterpret_cast<uint4*>(smem_raw);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,106 +177,384 @@ __device__ inline bool block_gave_up(bool landed, unsigned* error) {
 // ---------------------------------------------------------------------------------------------
 // full[s] (count 1 + bytes): phase n <=> ring tile s + n*STAGES (row part and table part) has
 // landed. Slots are released by a __syncthreads, after a proxy fence: the reads are generic,
-// the refill is a TMA write (async proxy).
+// the refill is a TMA write (async proxy). The barriers stay inside the block: the init fence
+// is fence.proxy.async.
 __global__ void __launch_bounds__(THREADS) broadcast_v0_bulk_kernel(BroadcastArgs a) {
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const BlockRing<1> my(a, full);
-  if (threadIdx.x == 0) {
+  uint4* const row_slots = ring_slots();                      // [STAGES][TILE_VECS]
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;    // [STAGES][TILE_VECS]
+  const RowWalk<1> walk(a.n_words);
+  const int tid = threadIdx.x, warp = tid / 32;
+  if (tid == 0) {
     for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // init fence (v0): the barriers stay in this block
   }
   __syncthreads();
-  auto produce = [&](std::size_t j) {
-    my.expect(j);
-    my.load_row(j);
-    my.load_table(j);
+  auto produce = [&](std::size_t tile) {  // thread 0: expect the row and table bytes, copy both
+    const int s = static_cast<int>(tile % STAGES);
+    const std::uint32_t row_bytes = walk.row_bytes(tile);
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[s], row_bytes + TILE_BYTES);
+    if (row_bytes != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), row_bytes, &full[s]);
+    ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slots + s * TILE_VECS,
+                       a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s]);
   };
-  if (threadIdx.x == 0)
-    for (std::size_t j = 0; j < my.walk.tiles && j < STAGES; ++j) produce(j);
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < walk.tiles && tile < STAGES; ++tile) produce(tile);
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my.walk.tiles; ++j, ring.advance()) {
-    if (block_gave_up(tut::wait_parity_bounded(&full[ring.slot], ring.phase), a.error)) return;
-    my.add(j, my.tab_slot(ring.slot));
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    const bool landed = tut::wait_or_report(
+        &full[s], ring.phase, a.error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+            .expecting(walk.row_bytes(tile) + TILE_BYTES));
+    if (__syncthreads_or(!landed)) return;  // a timeout anywhere: the whole block stops
+    add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS, tab_slots + s * TILE_VECS,
+             walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the TMA refill
     __syncthreads();
-    if (threadIdx.x == 0 && j + STAGES < my.walk.tiles) produce(j + STAGES);
+    if (tid == 0 && tile + STAGES < walk.tiles) produce(tile + STAGES);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
-// The cluster ring: v3's protocol, which every cluster variant runs
+// v1: DSMEM pull - the owner loads table tile k into its own slot; the peers READ it there
 // ---------------------------------------------------------------------------------------------
-// 1. Thread 0 of every block initialises its full[s] (count 1) and publishes it cluster-wide
-//    (fence.mbarrier_init.release.cluster, then step 2's cluster barrier): peers' copies will
-//    complete_tx on it.
-// 2. expect_sync_issue: each block posts arrive.expect_tx on ITS OWN full[s]; a cluster
-//    barrier; then each block loads its row tile and the variant's `issue_table` sends the
-//    table tile. No copy can reach a phase whose expectation is not posted.
-// 3. consume(j, s, phase, failed), the variant's: wait on full[s], bring the table tile to the
-//    add, add, fence the slot reads for the async proxy (the next write is a TMA write).
-// 4. Step 2 for tile j + STAGES: its cluster barrier frees slot s in every block, and is also
-//    the exit rule: no block exits while a peer may still write its shared memory.
-// A block whose wait gives up stops producing and consuming but keeps taking every cluster
-// barrier, so its peers are never left waiting; they time out too if they needed its tiles.
-template <class IssueTable>
-__device__ void expect_sync_issue(const BlockRing<CLUSTER>& my, std::size_t first,
-                                  std::size_t count, bool leader, IssueTable issue_table) {
-  const std::size_t last = first + count < my.walk.tiles ? first + count : my.walk.tiles;
-  // EXERCISE-BEGIN: step 2 for tiles first .. last - 1: the leader posts their expectations, the whole cluster meets (every thread of every block, leader or not), and only then does the leader issue their copies (the row tile, then issue_table)
-  if (leader)
-    for (std::size_t j = first; j < last; ++j) my.expect(j);
-  cg::this_cluster().sync();  // every peer has posted its expectations and left those slots
-  if (leader)
-    for (std::size_t j = first; j < last; ++j) {
-      my.load_row(j);
-      issue_table(j);
-    }
-  // EXERCISE-STUB: (void)last, (void)leader, (void)issue_table;
-  // EXERCISE-STUB: cg::this_cluster().sync();  // keep: every block takes every cluster barrier
-  // EXERCISE-END
-}
-
-template <class IssueTable, class Consume>
-__device__ void cluster_ring(const BlockRing<CLUSTER>& my, IssueTable issue_table,
-                             Consume consume) {
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&my.full[s], 1);
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+// Only the owner's full[s] counts the table bytes. A cluster barrier after the owner's wait
+// makes its slot visible to the peers (release/acquire at cluster scope); they read it
+// through map_shared_rank pointers (generic loads of peer shared memory, LD.E.128). Their
+// reads come before the owner's next TMA write into that slot, so they fence with
+// .shared::cluster (the peer's window) before the end-of-tile barrier. Every copy into a
+// block's full[s] is its own (no peer completes it), so the wait is at CTA scope.
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS)
+    broadcast_v1_dsmem_pull_kernel(BroadcastArgs a) {
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  uint4* const row_slots = ring_slots();
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;
+  const RowWalk<CLUSTER> walk(a.n_words);
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int tid = threadIdx.x, warp = tid / 32;
+  auto owns = [&](std::size_t tile) { return walk.owner(tile) == walk.rank; };
+  auto expected = [&](std::size_t tile) {  // my row bytes, plus the table bytes if I load it
+    return walk.row_bytes(tile) + (owns(tile) ? TILE_BYTES : 0u);
+  };
+  auto expect = [&](std::size_t tile) {  // thread 0: full[s]'s one arrival for this tile
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[tile % STAGES], expected(tile));
+  };
+  auto issue = [&](std::size_t tile) {  // thread 0: my row tile; the owner: the table tile
+    const int s = static_cast<int>(tile % STAGES);
+    if (walk.row_bytes(tile) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
+    if (owns(tile))
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slots + s * TILE_VECS,
+                         a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s]);
+  };
+  if (tid == 0) {  // step 1
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // init fence (v1): cluster form
   }
-  expect_sync_issue(my, 0, STAGES, threadIdx.x == 0, issue_table);
+  const std::size_t prologue = STAGES < walk.tiles ? STAGES : walk.tiles;  // step 2, first laps
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) expect(tile);
+  cluster.sync();  // every block's barriers are initialised and its expectations posted
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) issue(tile);
   bool failed = false;  // block-uniform
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my.walk.tiles; ++j, ring.advance()) {
-    failed = consume(j, ring.slot, ring.phase, failed);
-    expect_sync_issue(my, j + STAGES, 1, threadIdx.x == 0 && !failed, issue_table);
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    if (!failed)  // step 3
+      failed = __syncthreads_or(!tut::wait_or_report(
+                   &full[s], ring.phase, a.error,
+                   tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+                       .expecting(expected(tile)))) != 0;
+    cluster.sync();  // the owner's slot s is complete and visible to its peers
+    const uint4* tab = cluster.map_shared_rank(tab_slots + s * TILE_VECS, walk.owner(tile));
+    if (!failed) add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS, tab,
+                          walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
+    ptx::fence_proxy_async(ptx::space_cluster);  // my (remote) slot reads -> before the refill
+    const std::size_t next = tile + STAGES;  // step 4 = step 2 for the tile that reuses slot s
+    const bool leader = tid == 0 && !failed && next < walk.tiles;
+    if (leader) expect(next);
+    cluster.sync();  // every block has read slot s and posted its next expectation
+    if (leader) issue(next);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v2: st.async push - the owner stores its tile into each peer's slot, counted on its full[s]
+// ---------------------------------------------------------------------------------------------
+// Every block expects the full table tile: the owner from its own bulk load, the peers from
+// the owner's st.async. They posted that expectation before the cluster barrier that preceded
+// the owner's load, and cannot reuse slot s before the next one. The completion comes from
+// another block, so the wait acquires at cluster scope.
+__global__ void __launch_bounds__(THREADS) broadcast_v2_st_async_kernel(BroadcastArgs a) {
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  uint4* const row_slots = ring_slots();
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;
+  const RowWalk<CLUSTER> walk(a.n_words);
+  const int tid = threadIdx.x, warp = tid / 32;
+  auto owns = [&](std::size_t tile) { return walk.owner(tile) == walk.rank; };
+  auto expect = [&](std::size_t tile) {  // thread 0: my row bytes and the whole table tile
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[tile % STAGES], walk.row_bytes(tile) + TILE_BYTES);
+  };
+  auto issue = [&](std::size_t tile) {  // thread 0: my row tile; the owner: the table tile
+    const int s = static_cast<int>(tile % STAGES);
+    if (walk.row_bytes(tile) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
+    if (owns(tile))
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slots + s * TILE_VECS,
+                         a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s]);
+  };
+  if (tid == 0) {  // step 1
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // init fence (v2): cluster form
+  }
+  const std::size_t prologue = STAGES < walk.tiles ? STAGES : walk.tiles;
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) expect(tile);
+  cg::this_cluster().sync();  // every peer has posted its expectations
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) issue(tile);
+  bool failed = false;  // block-uniform
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    uint4* my_tab = tab_slots + s * TILE_VECS;
+    if (!failed)  // step 3: the owner's copy, or its st.async into my slot, completes full[s]
+      failed = __syncthreads_or(!tut::wait_or_report_cluster(
+                   &full[s], ring.phase, a.error,
+                   tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+                       .expecting(walk.row_bytes(tile) + TILE_BYTES))) != 0;
+    if (!failed && owns(tile))  // the push: 16 B per store, counted on the peer's full[s]
+      for (int q = 0; q < VECS_PER_THREAD; ++q) {
+        const int v = q * THREADS + tid;
+        const uint4 val = my_tab[v];
+        for (std::uint32_t peer = 0; peer < CLUSTER; ++peer)
+          if (peer != walk.rank)
+            ptx_st_async_v4(ptx_mapa(tut::smem_addr(&my_tab[v]), peer), val,
+                            ptx_mapa(tut::smem_addr(&full[s]), peer));
+      }
+    if (!failed) add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS, my_tab,
+                          walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the next async write
+    const std::size_t next = tile + STAGES;  // step 4
+    const bool leader = tid == 0 && !failed && next < walk.tiles;
+    if (leader) expect(next);
+    cg::this_cluster().sync();  // slot s is free in every block; expectations posted
+    if (leader) issue(next);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // v3: one multicast bulk load per table tile, for the whole cluster (raw PTX)
 // ---------------------------------------------------------------------------------------------
-// Every block expects the whole table tile on its own full[s]; its owner (rank j % 4) issues
+// Every block expects the whole table tile on its own full[s]; its owner (rank k % 4) issues
 // ONE multicast to all four blocks, so each waits at cluster scope (a peer's copy completes it).
 __global__ void __launch_bounds__(THREADS) broadcast_v3_multicast_ptx_kernel(BroadcastArgs a) {
   __shared__ __align__(8) std::uint64_t full[STAGES];
-  const BlockRing<CLUSTER> my(a, full);
-  auto issue_table = [&](std::size_t j) {
-    // EXERCISE-BEGIN: the table tile: its owner alone asks the TMA unit for ONE copy that lands in slot j % STAGES of every block of the cluster (one mask bit per rank) and completes on each block's own full barrier of that slot
-    if (my.owns(j))
-      ptx_bulk_load_multicast(my.tab_slot(j % STAGES), my.table_tile(j), TILE_BYTES,
-                              &full[j % STAGES], (1u << CLUSTER) - 1);
-    // EXERCISE-STUB: (void)j;
+  uint4* const row_slots = ring_slots();
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;
+  const RowWalk<CLUSTER> walk(a.n_words);
+  const int tid = threadIdx.x, warp = tid / 32;
+  auto owns = [&](std::size_t tile) { return walk.owner(tile) == walk.rank; };
+  auto expect = [&](std::size_t tile) {  // thread 0: my row bytes and the whole table tile
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[tile % STAGES], walk.row_bytes(tile) + TILE_BYTES);
+  };
+  auto issue = [&](std::size_t tile) {  // thread 0: my row tile; the owner: the multicast
+    const int s = static_cast<int>(tile % STAGES);
+    if (walk.row_bytes(tile) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
+    // EXERCISE-BEGIN: the table tile: its owner alone issues ONE copy that lands in slot s of every block of the cluster (a mask bit per rank), completing on each block's own full[s]
+    if (owns(tile))
+      ptx_bulk_load_multicast(tab_slots + s * TILE_VECS,
+                              a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s],
+                              (1u << CLUSTER) - 1);
+    // EXERCISE-STUB: (void)owns, (void)tab_slots;
     // EXERCISE-END
   };
-  auto consume = [&](std::size_t j, int s, std::uint32_t phase, bool failed) {
-    if (!failed) failed = block_gave_up(tut::wait_parity_bounded_cluster(&full[s], phase), a.error);
-    if (!failed) my.add(j, my.tab_slot(s));
+  if (tid == 0) {  // step 1
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // init fence (v3): cluster form
+  }
+  const std::size_t prologue = STAGES < walk.tiles ? STAGES : walk.tiles;
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) expect(tile);
+  cg::this_cluster().sync();  // every peer has posted its expectations
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) issue(tile);
+  bool failed = false;  // block-uniform
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    if (!failed)  // step 3: a peer's multicast may complete my full[s]: cluster scope
+      failed = __syncthreads_or(!tut::wait_or_report_cluster(
+                   &full[s], ring.phase, a.error,
+                   tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+                       .expecting(walk.row_bytes(tile) + TILE_BYTES))) != 0;
+    if (!failed) add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS,
+                          tab_slots + s * TILE_VECS, walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     // EXERCISE-BEGIN: order this thread's slot reads before the next asynchronous (TMA) write into the slot
     ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the next TMA write
     // EXERCISE-END
-    return failed;
+    const std::size_t next = tile + STAGES;  // step 4 = step 2 for the tile that reuses slot s
+    const bool leader = tid == 0 && !failed && next < walk.tiles;
+    // EXERCISE-BEGIN: step 2 for tile `next`: the leader's expectation and copies, and the cluster barrier that every thread takes, in the one safe order
+    if (leader) expect(next);  // my next expectation, before the cluster barrier
+    cg::this_cluster().sync();  // every peer has read slot s and posted its next expectation
+    if (leader) issue(next);
+    // EXERCISE-STUB: (void)leader, (void)expect, (void)issue;
+    // EXERCISE-STUB: cg::this_cluster().sync();  // keep: every block takes every cluster barrier
+    // EXERCISE-END
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v4: v3's multicast through cuda::ptx, launched with __cluster_dims__
+// ---------------------------------------------------------------------------------------------
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS)
+    broadcast_v4_multicast_cccl_kernel(BroadcastArgs a) {
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  uint4* const row_slots = ring_slots();
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;
+  const RowWalk<CLUSTER> walk(a.n_words);
+  const int tid = threadIdx.x, warp = tid / 32;
+  auto owns = [&](std::size_t tile) { return walk.owner(tile) == walk.rank; };
+  auto expect = [&](std::size_t tile) {
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[tile % STAGES], walk.row_bytes(tile) + TILE_BYTES);
   };
-  cluster_ring(my, issue_table, consume);
+  auto issue = [&](std::size_t tile) {
+    const int s = static_cast<int>(tile % STAGES);
+    if (walk.row_bytes(tile) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
+    // EXERCISE-BEGIN: v3's table multicast through cuda::ptx::cp_async_bulk (space_cluster destination, a ctaMask argument)
+    if (owns(tile))
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // CCCL declares the multicast overload for sm_90a only
+      ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, tab_slots + s * TILE_VECS,
+                         a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s],
+                         static_cast<std::uint16_t>((1u << CLUSTER) - 1));
+#else
+      __trap();  // only in the compute_90 listing: the chapter's binary is sm_90a code
+#endif
+    // EXERCISE-STUB: (void)owns, (void)tab_slots;
+    // EXERCISE-END
+  };
+  if (tid == 0) {  // step 1
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // init fence (v4): cluster form
+  }
+  const std::size_t prologue = STAGES < walk.tiles ? STAGES : walk.tiles;
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) expect(tile);
+  cg::this_cluster().sync();
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) issue(tile);
+  bool failed = false;  // block-uniform
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    if (!failed)
+      failed = __syncthreads_or(!tut::wait_or_report_cluster(
+                   &full[s], ring.phase, a.error,
+                   tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+                       .expecting(walk.row_bytes(tile) + TILE_BYTES))) != 0;
+    if (!failed) add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS,
+                          tab_slots + s * TILE_VECS, walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before the next multicast into it
+    const std::size_t next = tile + STAGES;
+    const bool leader = tid == 0 && !failed && next < walk.tiles;
+    // EXERCISE-BEGIN: v3's step 2 for tile `next`, here too
+    if (leader) expect(next);
+    cg::this_cluster().sync();
+    if (leader) issue(next);
+    // EXERCISE-STUB: (void)leader, (void)expect, (void)issue;
+    // EXERCISE-STUB: cg::this_cluster().sync();  // keep: every block takes every cluster barrier
+    // EXERCISE-END
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// v5: DSMEM store push - the owner writes its tile into the peers' slots with ordinary stores
+// ---------------------------------------------------------------------------------------------
+// Stores through map_shared_rank pointers (ST.E.128). Nothing counts them, so peers expect only
+// their row bytes, and a cluster barrier (release/acquire) makes the stores visible. Every copy
+// into a block's full[s] is its own: the wait is at CTA scope.
+__global__ void __launch_bounds__(THREADS) broadcast_v5_dsmem_push_kernel(BroadcastArgs a) {
+  __shared__ __align__(8) std::uint64_t full[STAGES];
+  uint4* const row_slots = ring_slots();
+  uint4* const tab_slots = row_slots + STAGES * TILE_VECS;
+  const RowWalk<CLUSTER> walk(a.n_words);
+  const cg::cluster_group cluster = cg::this_cluster();
+  const int tid = threadIdx.x, warp = tid / 32;
+  auto owns = [&](std::size_t tile) { return walk.owner(tile) == walk.rank; };
+  auto expected = [&](std::size_t tile) {  // my row bytes, plus the table bytes if I load it
+    return walk.row_bytes(tile) + (owns(tile) ? TILE_BYTES : 0u);
+  };
+  auto expect = [&](std::size_t tile) {
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &full[tile % STAGES], expected(tile));
+  };
+  auto issue = [&](std::size_t tile) {  // thread 0: my row tile; the owner: the table tile
+    const int s = static_cast<int>(tile % STAGES);
+    if (walk.row_bytes(tile) != 0)
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, row_slots + s * TILE_VECS,
+                         a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
+    if (owns(tile))
+      ptx::cp_async_bulk(ptx::space_shared, ptx::space_global, tab_slots + s * TILE_VECS,
+                         a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s]);
+  };
+  if (tid == 0) {  // step 1
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);
+    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // init fence (v5): cluster form
+  }
+  const std::size_t prologue = STAGES < walk.tiles ? STAGES : walk.tiles;
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) expect(tile);
+  cg::this_cluster().sync();
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < prologue; ++tile) issue(tile);
+  bool failed = false;  // block-uniform
+  tut::RingPosition<STAGES> ring;
+  for (std::size_t tile = 0; tile < walk.tiles; ++tile, ring.advance()) {
+    const int s = ring.slot;
+    uint4* my_tab = tab_slots + s * TILE_VECS;
+    if (!failed)
+      failed = __syncthreads_or(!tut::wait_or_report(
+                   &full[s], ring.phase, a.error,
+                   tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, s).at_tile(tile)
+                       .expecting(expected(tile)))) != 0;
+    if (!failed && owns(tile))  // the push: ordinary 16-byte stores into each peer's slot s
+      for (int q = 0; q < VECS_PER_THREAD; ++q) {
+        const int v = q * THREADS + tid;
+        for (std::uint32_t peer = 0; peer < CLUSTER; ++peer)
+          if (peer != walk.rank) cluster.map_shared_rank(my_tab, peer)[v] = my_tab[v];
+      }
+    cluster.sync();  // the owner's stores are visible in every peer's slot s
+    if (!failed) add_tile(a.out + walk.word(tile), row_slots + s * TILE_VECS, my_tab,
+                          walk.row_bytes(tile));
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads -> before this block's TMA refill
+    const std::size_t next = tile + STAGES;
+    const bool leader = tid == 0 && !failed && next < walk.tiles;
+    if (leader) expect(next);
+    cg::this_cluster().sync();
+    if (leader) issue(next);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,14 +570,15 @@ inline unsigned cluster_grid(std::size_t n_words, int cluster = CLUSTER) {
   return static_cast<unsigned>((rows + cluster - 1) / cluster * cluster);
 }
 
-// 64 KiB of dynamic shared memory needs an opt-in; done once per kernel, with the occupancy
-// query for the table's blocks/SM column (no host queries on the timed launches).
-inline int prepare(BroadcastKernel kernel) {
+// Resident blocks per SM of `kernel` at SMEM_BYTES (64 KiB: it opts in first), for the table's
+// blocks/SM column. Queried once per kernel and remembered, so the timed launches make no host
+// queries. (common/launch.cuh caches this only inside persistent_grid(), which sizes a grid by
+// SMs; a cluster grid is sized by rows.)
+inline int resident_blocks_per_sm(BroadcastKernel kernel) {
   static std::map<BroadcastKernel, int> fit;
   auto it = fit.find(kernel);
   if (it == fit.end()) {
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(SMEM_BYTES)));
+    tut::opt_in_dynamic_smem(kernel, SMEM_BYTES);
     it = fit.emplace(kernel, tut::max_blocks_per_sm(kernel, THREADS, SMEM_BYTES)).first;
   }
   return it->second;
@@ -322,7 +587,7 @@ inline int prepare(BroadcastKernel kernel) {
 // <<<>>> launch; the cluster shape is the kernel's __cluster_dims__ (`cluster`), or none (1).
 inline void launch_plain(BroadcastKernel kernel, int cluster, const BroadcastArgs& a,
                          cudaStream_t s) {
-  const int per_sm = prepare(kernel);
+  const int per_sm = resident_blocks_per_sm(kernel);
   const unsigned grid = tut::apply_grid_cap(cluster_grid(a.n_words, cluster), cluster);
   tut::record_grid(grid, per_sm);
   kernel<<<grid, THREADS, SMEM_BYTES, s>>>(a);
@@ -330,7 +595,7 @@ inline void launch_plain(BroadcastKernel kernel, int cluster, const BroadcastArg
 
 // cudaLaunchKernelEx with a cluster-dimension attribute: the run-time way to ask for clusters.
 inline void launch_clustered(BroadcastKernel kernel, const BroadcastArgs& a, cudaStream_t s) {
-  const int per_sm = prepare(kernel);
+  const int per_sm = resident_blocks_per_sm(kernel);
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(tut::apply_grid_cap(cluster_grid(a.n_words), CLUSTER));  // whole clusters
   config.blockDim = dim3(THREADS);

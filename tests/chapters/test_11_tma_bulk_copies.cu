@@ -3,8 +3,8 @@
 
 #include "gpu_test.cuh"
 #include "kernels.cuh"
-#include "chapters/11_tma_bulk_copies/more_kernels.cuh"
-#include "chapters/11_tma_bulk_copies/host.cuh"
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
+#include "main.cu"
 #include "common/launch.cuh"
 #include "common/timeline.cuh"
 #include "variant_test.cuh"
@@ -89,12 +89,12 @@ TracedRun traced_v1(std::uint64_t bytes) {
   ch11::Problem p(tut_test::test_config(bytes, 11, {{"blocks-per-sm", 1}}));
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  const unsigned grid = ch11::stream_v1_grid<STAGES, ch11::TMA_TILE_VECS, tut::TraceOn>(p.sms(), 1);
+  const unsigned grid = ch11::stream_v1_grid<STAGES, ch11::TILE_VECS, tut::TraceOn>(p.sms(), 1);
   tut::TraceRecorder rec({grid, 2, 512}, 2);
   rec.clear(s);
   p.poison(s);
-  ch11::launch_stream_v1<STAGES, ch11::TMA_TILE_VECS>(p.in(), p.out(), bytes, p.err(), p.sms(), 1,
-                                                      s, rec.arg());
+  ch11::launch_stream_v1<STAGES, ch11::TILE_VECS>(p.in(), p.out(), bytes, p.err(), p.sms(), 1, s,
+                                                  rec.arg());
   CUDA_CHECK(cudaGetLastError());
   CUDA_CHECK(cudaStreamSynchronize(s));
   TracedRun r;
@@ -142,8 +142,8 @@ TEST(Ch11Timeline, OneSlotRingHasNone) {
 TEST(Ch11Laps, LargestCheckSizeLapsEveryRing) {
   const std::uint64_t size = ch11::kCheckSizes.back();
   const int blocks = 2;
-  EXPECT_GE(ch11::ring_laps(size, 16 * ch11::CPA_TILE_VECS, ch11::CPA_STAGES, blocks), 3u);  // v0
-  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 4, blocks), 3u);   // v1-v4, v8-v10
+  EXPECT_GE(ch11::ring_laps(size, 16 * ch11::THREADS, 8, blocks), 3u);  // v0: 8 x 4 KiB
+  EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 4, blocks), 3u);   // v1-v4, v8-v11
   EXPECT_GE(ch11::ring_laps(size, 16 * 1024, 8, blocks), 3u);   // v5
   EXPECT_GE(ch11::ring_laps(size, 16 * 2048, 4, blocks), 3u);   // v6
   EXPECT_GE(ch11::ring_laps(size, 16 * 256, 16, blocks), 3u);   // v7

@@ -5,11 +5,10 @@
 #include <cstring>
 
 #include "gpu_test.cuh"
-#include "kernels.cuh"
-#include "chapters/12_tma_tensor_maps/more_kernels.cuh"
-#include "chapters/12_tma_tensor_maps/host.cuh"
-#include "common/launch.cuh"
 #include "variant_test.cuh"
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
+#include "main.cu"
+#include "common/launch.cuh"
 
 namespace {
 

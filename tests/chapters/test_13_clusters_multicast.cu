@@ -3,11 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test.cuh"
-#include "kernels.cuh"
-#include "chapters/13_clusters_multicast/more_kernels.cuh"
-#include "chapters/13_clusters_multicast/host.cuh"
-#include "common/launch.cuh"
 #include "variant_test.cuh"
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
+#include "main.cu"
+#include "common/launch.cuh"
 
 namespace {
 

@@ -1,10 +1,13 @@
-// Chapter 12's negative v9: a copy of transpose_v2_tma_swizzle_kernel (chapters/
-// 12_tma_tensor_maps/kernels.cuh), its producer step written out with the one changed line
-// marked BUG. It must FAIL under --check-only: only the diagonal tiles come out right. The
-// chapter's host.cuh includes this file after its Problem.
+/// @file broken.cuh
+/// @brief Chapter 12's deliberately broken variant v9: a copy of transpose_v2_tma_swizzle_kernel
+///        (kernels.cuh) with its one changed line marked BUG, and add_negatives(), which
+///        registers it.
+//
+// v9 is a wrong-result negative, not a hang: every box lands (the byte count is right), but in
+// the wrong place, so --check-only reports mismatches.
 #pragma once
 
-#include <cuda.h>
+#include <cuda.h>  // CUtensorMap
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
@@ -13,7 +16,9 @@
 #include "common/bounded_wait.cuh"
 #include "common/harness.cuh"
 #include "common/launch.cuh"
+#include "common/perturb.cuh"
 #include "common/ring.cuh"
+#include "kernels.cuh"
 
 namespace ch12 {
 
@@ -29,31 +34,39 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ __align__(8) std::uint64_t full[STAGES];
   const TileGrid<> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x, warp = tid / 32;
   init_full_barriers(full);
-  auto produce = [&](std::size_t j) {  // v2's load_tile, written out
-    const std::size_t tile = tut::block_tile(j);
-    const int s = static_cast<int>(j % STAGES);
+  auto produce = [&](std::size_t tile) {  // v2's load_tile, written out
+    const std::size_t matrix_tile = tut::block_tile(tile);
+    const int s = static_cast<int>(tile % STAGES);
     load_box(s_ring + s * TILE * TILE, &map_in_sw128,
-             g.row0(tile), g.col0(tile),  // BUG: {row, column}; TMA wants {column, row}
+             g.row0(matrix_tile), g.col0(matrix_tile),  // BUG: {row, column}; TMA wants {column, row}
              &full[s], TILE_BYTES);
   };
-  if (t == 0)
-    for (std::size_t j = 0; j < my_tiles && j < STAGES; ++j) produce(j);
+  if (tid == 0)
+    for (std::size_t tile = 0; tile < my_tiles && tile < STAGES; ++tile) produce(tile);
   tut::RingPosition<STAGES> ring;
-  for (std::size_t j = 0; j < my_tiles; ++j, ring.advance()) {
-    if (!block_wait_parity_bounded(&full[ring.slot], ring.phase, d_error)) return;
-    const std::size_t tile = tut::block_tile(j);
+  for (std::size_t tile = 0; tile < my_tiles; ++tile, ring.advance()) {
+    const bool landed = tut::wait_or_report(
+        &full[ring.slot], ring.phase, d_error,
+        tut::WaitSite::consumer_warp(warp).on(tut::Barrier::kFull, ring.slot).at_tile(tile)
+            .expecting(TILE_BYTES));
+    if (__syncthreads_or(!landed)) return;
+    const std::size_t matrix_tile = tut::block_tile(tile);
     const float* box = s_ring + ring.slot * TILE * TILE;
-    store_transposed(d_out, n, g.row0(tile), g.col0(tile),
+    store_transposed(d_out, n, g.row0(matrix_tile), g.col0(matrix_tile),
                      [&](int r, int c) { return box[swizzled_128b(r, c)]; });
+    tut::perturb(tut::Perturb::kBeforeRelease, tile);
     cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
     __syncthreads();
-    if (t == 0 && j + STAGES < my_tiles) produce(j + STAGES);
+    if (tid == 0 && tile + STAGES < my_tiles) produce(tile + STAGES);
   }
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+// Registers the negative on a VariantList of the chapter's Problem (main.cu's: map_in_sw128,
+// out(), n, err(), sms()).
+template <class Problem>
+void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_swapped_coords", "v9 BROKEN: coords {y, x}",
         "negative: tensor coordinates given row first; TMA wants innermost (column) first",
         [](Problem& p, cudaStream_t s) {

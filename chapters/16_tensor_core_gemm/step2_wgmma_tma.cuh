@@ -39,8 +39,7 @@ __global__ void __launch_bounds__(THREADS)
   auto issue = [&](int slot, int kt, TileCoord tc) {  // thread 0 only
     unsigned char* a = ring + slot * STAGE_BYTES;
     tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                   &full[slot], STAGE_BYTES);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[slot], STAGE_BYTES);
     tma_load_2d(a, &map_a, &full[slot], kt * BK, tc.m0);
     tma_load_2d(a + A_BYTES, &map_b, &full[slot], kt * BK, tc.n0);
   };

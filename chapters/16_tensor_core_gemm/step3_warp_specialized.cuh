@@ -84,8 +84,7 @@ __global__ void __launch_bounds__(THREADS, 1)
         lane.wait_done(j, pos.slot);
         tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
         // EXERCISE-BEGIN: arm full[slot] for this stage: the producer's one arrival, plus the number of bytes the two copies below will deliver (the consumers' wait ends only when both are in)
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[pos.slot], STAGE_BYTES);
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
         // EXERCISE-END
         unsigned char* a = ring + pos.slot * STAGE_BYTES;
         tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);

@@ -33,6 +33,12 @@ __device__ __forceinline__ TileCoord pair_tile(int pair, int pairs_m, unsigned r
   return TileCoord{(2 * (pair % pairs_m) + static_cast<int>(rank)) * BM, (pair / pairs_m) * BN};
 }
 
+/// "Our MMAs have read slot s": one arrival on empty[s] in EACH block of the cluster (the
+/// peer's through its shared::cluster address), since both producers write into s.
+__device__ __forceinline__ void release_in_both_blocks(std::uint64_t* empty_slot) {
+  for (unsigned r = 0; r < CLUSTER; ++r) tut::mbarrier_arrive_remote(empty_slot, r);
+}
+
 /// Cluster barriers: other blocks multicast into this block's full[s] and arrive on its
 /// empty[s], so after mbarrier.init fence.mbarrier_init.release.cluster makes the
 /// initialisations visible at cluster scope, and the cluster barrier (arrive.release /
@@ -76,8 +82,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
           if (!ok) break;
           tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
           unsigned char* a = ring + pos.slot * STAGE_BYTES;
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[pos.slot], STAGE_BYTES);  // own A + both B halves
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);  // own A + both B halves
           tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
           tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
                                 kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
@@ -106,13 +111,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
         tut::wgmma_commit_group();
         tut::wgmma_wait_group<1>();
         tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out)  // slot free here AND in the peer
-          for (unsigned r = 0; r < CLUSTER; ++r) tut::mbarrier_arrive_remote(&empty[previous_slot], r);
+        if (previous_slot >= 0 && arrives && !timed_out) release_in_both_blocks(&empty[previous_slot]);
         previous_slot = pos.slot;
       }
       tut::wgmma_wait_group<0>();
-      if (arrives && !timed_out)
-        for (unsigned r = 0; r < CLUSTER; ++r) tut::mbarrier_arrive_remote(&empty[previous_slot], r);
+      if (arrives && !timed_out) release_in_both_blocks(&empty[previous_slot]);
       tut::fence_accumulators(d);
       store_accumulators(g, d, tc.m0 + row0, tc.n0);
     }

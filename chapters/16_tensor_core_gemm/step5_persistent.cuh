@@ -97,8 +97,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
           if (!ok) break;
           tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
           unsigned char* a = ring + pos.slot * STAGE_BYTES;
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                         &full[pos.slot], STAGE_BYTES);
+          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
           tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
           tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
                                 kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
@@ -129,13 +128,12 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
         tut::wgmma_commit_group();
         tut::wgmma_wait_group<1>();
         tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out)
-          for (unsigned r = 0; r < CLUSTER; ++r) tut::mbarrier_arrive_remote(&empty[previous_slot], r);
+        if (previous_slot >= 0 && arrives && !timed_out)  // here AND in the peer
+          step4::release_in_both_blocks(&empty[previous_slot]);
         previous_slot = pos.slot;
       }
       tut::wgmma_wait_group<0>();
-      if (arrives && !timed_out)
-        for (unsigned r = 0; r < CLUSTER; ++r) tut::mbarrier_arrive_remote(&empty[previous_slot], r);
+      if (arrives && !timed_out) step4::release_in_both_blocks(&empty[previous_slot]);
       tut::fence_accumulators(d);
       // Epilogue: 1. the previous tile's stores have read the staging tile; 2. everyone knows;
       // 3. write it; 4. make the writes visible to the async proxy; 5. everyone has; 6. store.

@@ -123,7 +123,7 @@ __device__ __forceinline__ void issue_stage_cp_async(const GemmArgs& g, const Ti
   float* s_a = s_stage;            // [128 x 16]
   float* s_b = s_stage + BM * BK;  // [16 x 128]
 #pragma unroll
-  for (int p = 0; p < 2; ++p) {
+  for (int p = 0; p < 2; ++p) {  // this thread's two 16-byte chunks of A and of B
     const int va = ld.a_valid(g, p, k0), vb = ld.b_valid(g, p, k0);
     tut::cp_async_cg16(s_a + 4 * tid + p * 1024, va ? g.A + ld.a_offset(g, p, k0) : g.A, 4 * va);
     tut::cp_async_cg16(s_b + 4 * tid + p * 1024, vb ? g.B + ld.b_offset(g, p, k0) : g.B, 4 * vb);
@@ -178,9 +178,9 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
 // (tut::RingPosition's phase is its parity). A slot is refilled only after the block barrier
 // that follows everyone's reads of it, so the barrier never runs two phases ahead.
 template <int STAGES>
-__global__ void __launch_bounds__(THREADS, 2)
-    gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
-                       const __grid_constant__ CUtensorMap tmap_b, GemmArgs g) {
+__global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                                                                const __grid_constant__ CUtensorMap tmap_b,
+                                                                GemmArgs g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace ptx = cuda::ptx;
   extern __shared__ unsigned char s_raw[];
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     // EXERCISE-BEGIN: this thread is done reading the slot, and the slot's next write will come from the TMA (the async proxy)
     // The refill is an async-proxy write into this slot, and this thread's reads of it were
     // generic-proxy loads: the fence orders them before the barrier for the async proxy too.
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads, before the refill
     // EXERCISE-END
     // Everyone has finished reading the slot: only now may the TMA overwrite it. The same
     // barrier tells every thread whether some wait gave up, so the block leaves together.

@@ -39,7 +39,9 @@ __global__ void __launch_bounds__(THREADS)
   auto issue = [&](int slot, int kt, TileCoord tc) {  // thread 0 only
     unsigned char* a = ring + slot * STAGE_BYTES;
     tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
+    // EXERCISE-BEGIN: arm full[slot] for this stage: the one arrival its phase needs, plus the bytes the two copies below will deliver
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[slot], STAGE_BYTES);
+    // EXERCISE-END
     tma_load_2d(a, &map_a, &full[slot], kt * BK, tc.m0);
     tma_load_2d(a + A_BYTES, &map_b, &full[slot], kt * BK, tc.n0);
   };
@@ -61,7 +63,9 @@ __global__ void __launch_bounds__(THREADS)
       const unsigned char* a = ring + use.slot * STAGE_BYTES;
       mma_stage(d, a, a + A_BYTES, kt > 0);
       tut::wgmma_commit_group();
+      // EXERCISE-BEGIN: before the barrier after which thread 0 refills the previous k-tile's slot, make sure the MMAs that read it are done, while this k-tile's keep running
       tut::wgmma_wait_group<1>();  // the previous k-tile's MMAs have read their slot
+      // EXERCISE-END
       tut::perturb(tut::Perturb::kBeforeRelease, kt);
       __syncthreads();             // ... in all four warps: thread 0 may refill it
       if (threadIdx.x == 0 && kt + STAGES - 1 < ktiles) {

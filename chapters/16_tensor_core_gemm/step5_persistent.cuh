@@ -126,7 +126,9 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
         const unsigned char* a = ring + pos.slot * STAGE_BYTES;
         mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
         tut::wgmma_commit_group();
+        // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
         tut::wgmma_wait_group<1>();
+        // EXERCISE-END
         tut::perturb(tut::Perturb::kBeforeRelease, kt);
         if (previous_slot >= 0 && arrives && !timed_out)  // here AND in the peer
           step4::release_in_both_blocks(&empty[previous_slot]);

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(step2::THREADS)
   };
   tut::RingPosition<STAGES> load, use;  // continue across tiles: phases never restart
   float d[128];
-  bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+  bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
   for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
     if (threadIdx.x == 0)
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(step3::THREADS, 1)
     tut::setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
-    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(step3::THREADS, 1)
     tut::setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
-    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(step3::THREADS, 1)
     tut::setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
-    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);

@@ -114,7 +114,7 @@ __device__ __forceinline__ unsigned char* align_1024(unsigned char* p) {
   return off ? p + (1024 - off) : p;
 }
 
-// consumers_never_leave_early: a producer thread whose bounded wait gives up simply returns,
+// A timed-out consumer never leaves early. A producer thread whose bounded wait gives up simply returns,
 // but a consumer must not. wgmma is warpgroup-collective (.sync.aligned): if one warp left
 // while the other three (whose wait may have succeeded a moment later) went on, their next
 // wgmma would be an illegal instruction. So after a timeout a consumer stops waiting AND stops

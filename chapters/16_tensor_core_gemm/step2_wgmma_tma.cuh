@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(THREADS)
   };
   tut::RingPosition<STAGES> load, use;  // continue across tiles: phases never restart
   float d[128];
-  bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+  bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
   for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
     if (threadIdx.x == 0)

@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
     auto lane = trace.lane(warpgroup, threadIdx.x % 128 == 0);
-    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);

@@ -93,7 +93,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     tut::setmaxnreg_inc<CONSUMER_REGS>();
     const int row0 = (warpgroup - 1) * 64;
     const bool arrives = threadIdx.x % 32 == 0;
-    bool timed_out = false;  // see consumers_never_leave_early (gemm_common.cuh)
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
       const TileCoord tc = pair_tile(pair, pairs_m, rank);

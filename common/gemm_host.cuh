@@ -112,10 +112,10 @@ struct GemmProblem {
     error.clear(s);
   }
   /// A timeout reported in the error word fails the check even where every element matches
-  /// (the wait may have given up after the last store).
+  /// (the wait may have given up after the last store). ErrorWord::report prints one sentence
+  /// per distinct wait that gave up (who waited on which barrier, slot, parity and k-tile).
   VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    const unsigned err = error.read(s);
-    if (err & kErrorWaitTimedOut) std::printf("  device reported: an mbarrier wait timed out\n");
+    const unsigned err = error.report(s);
     const std::vector<float> got = compact(d_c.download(s));
     VerifyResult r = compare_close_floats(got.data(), want.data(), got.size(), abs_tol, rel_tol);
     if (err != 0 && r.mismatches == 0) r.mismatches = 1;

@@ -114,6 +114,53 @@ inline unsigned apply_grid_cap(unsigned grid, unsigned multiple = 1) {
   return capped < multiple ? multiple : capped;
 }
 
+/// @brief How many blocks of @p kernel (or clusters of @p cluster blocks) can be resident at
+///        once, at @p threads threads and @p dynamic_smem bytes of dynamic shared memory: the
+///        one occupancy cache of the tutorial. The kernel is opted in to its shared memory
+///        first (the query needs that above 48 KiB). Each (kernel, threads, shared memory,
+///        cluster) is queried once and remembered, so timed launches do no host queries.
+/// @return cluster == 1: resident blocks per SM (cudaOccupancyMaxActiveBlocksPerMultiprocessor);
+///         cluster > 1: resident clusters on the whole GPU (cudaOccupancyMaxActiveClusters; a
+///         cluster needs its SMs in one GPC, so on a GPU with odd-sized GPCs this is less than
+///         SMs / cluster).
+template <class Kernel>
+int resident_occupancy(Kernel kernel, int threads, std::size_t dynamic_smem, unsigned cluster = 1) {
+  struct Key {
+    const void* kernel;
+    int threads;
+    std::size_t smem;
+    unsigned cluster;
+    bool operator<(const Key& o) const {
+      return std::tie(kernel, threads, smem, cluster) <
+             std::tie(o.kernel, o.threads, o.smem, o.cluster);
+    }
+  };
+  static thread_local std::map<Key, int> known;
+  const Key key{reinterpret_cast<const void*>(kernel), threads, dynamic_smem, cluster};
+  const auto it = known.find(key);
+  if (it != known.end()) return it->second;
+  opt_in_dynamic_smem(kernel, dynamic_smem);
+  int fit = 0;
+  if (cluster <= 1) {
+    fit = max_blocks_per_sm(kernel, threads, dynamic_smem);
+  } else {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(cluster, 1, 1);
+    config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+    config.dynamicSmemBytes = dynamic_smem;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&fit, kernel, &config));
+  }
+  known.emplace(key, fit);
+  return fit;
+}
+
+/// @brief Resident clusters of @p cluster blocks of @p kernel on the whole GPU (cached; see
+///        resident_occupancy), for a persistent grid of clusters.
+template <class Kernel>
+int max_active_clusters(Kernel kernel, unsigned cluster, int threads, std::size_t dynamic_smem) {
+  return resident_occupancy(kernel, threads, dynamic_smem, cluster);
+}
+
 /// @brief Blocks for a persistent grid of @p kernel: @p blocks_per_sm per SM, or as many as fit
 ///        when it is 0 or more than fit (full occupancy), times @p sm_count; then limited by
 ///        grid_cap() during the harness's lap check.
@@ -129,22 +176,7 @@ inline unsigned apply_grid_cap(unsigned grid, unsigned multiple = 1) {
 template <class Kernel>
 unsigned persistent_grid(Kernel kernel, int threads, int sm_count, int blocks_per_sm = 0,
                          std::size_t dynamic_smem = 0) {
-  struct Key {
-    const void* kernel;
-    int threads;
-    std::size_t smem;
-    bool operator<(const Key& o) const {
-      return std::tie(kernel, threads, smem) < std::tie(o.kernel, o.threads, o.smem);
-    }
-  };
-  static thread_local std::map<Key, int> fit_cache;  // resident blocks per SM, once queried
-  const Key key{reinterpret_cast<const void*>(kernel), threads, dynamic_smem};
-  auto it = fit_cache.find(key);
-  if (it == fit_cache.end()) {
-    opt_in_dynamic_smem(kernel, dynamic_smem);
-    it = fit_cache.emplace(key, max_blocks_per_sm(kernel, threads, dynamic_smem)).first;
-  }
-  const int fit = it->second;
+  const int fit = resident_occupancy(kernel, threads, dynamic_smem);  // once per kernel
   if (fit < 1) {
     std::fprintf(stderr,
                  "error: not one block of %d threads with %zu B of dynamic shared memory fits on "

@@ -1,5 +1,7 @@
-// Chapter 14: warp specialization - one producer warp feeds TMA copies into a ring of shared
-// memory slots, consumer warps compute on them, and two mbarriers per slot keep them in step.
+/// @file kernels.cuh
+/// @brief Chapter 14: warp specialization - one producer warp feeds TMA copies into a ring of
+///        shared memory slots, consumer warps compute on them, and two mbarriers per slot keep
+///        them in step.
 //
 // Warp 0 is the producer: one of its lanes issues a 16 KiB cp.async.bulk (TMA, 1D) per tile
 // into the next slot of the ring and never computes. Warps 1..4 are consumers: they wait for a
@@ -11,8 +13,8 @@
 //              producer warp's 32 lanes issuing cp.async (the baseline)
 //   v1 sN      the warp-specialized TMA ring with N = 2..6 slots
 //   v1 off16   the 4-slot ring placed 16 bytes past a 128-byte boundary (alignment test)
-// The negative variants (copies of v1 with one line changed) are in
-// tests/negatives/14_warp_specialization.cuh.
+// The negative variants (copies of v1 with one line changed) are in broken.cuh; the host side
+// (Problem, CPU reference, registry, timeline) in main.cu.
 // Work per word: --intensity steps of the LCG x = x * 1664525 + 1013904223, on 32 independent
 // words per consumer thread. n steps compose to one affine map, so the CPU reference is one
 // multiply-add per word and the check is exact. nvcc composes pairs of steps the same way:
@@ -28,10 +30,12 @@
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "common/bounded_wait.cuh"
 #include "common/launch.cuh"
+#include "common/perturb.cuh"
 #include "common/ring.cuh"
 #include "common/timeline.cuh"
 
@@ -93,15 +97,15 @@ __device__ __forceinline__ void compute_and_store(uint4 (&r)[VECS_PER_CONSUMER],
 // Each of the 32 producer lanes issues 32 cp.async of 16 bytes per tile (LDGSTS); producer_commit
 // makes the stage's "produced" barrier track them, and consumer_release arrives on its
 // "consumed" barrier. The pipeline keeps the slot index and both phase bits itself.
-template <int NSTAGES>
+template <int STAGES>
 __global__ void __launch_bounds__(THREADS)
     ws_v0_pipeline_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                           std::size_t n_vecs, int intensity) {
-  extern __shared__ uint4 s_ring[];  // NSTAGES x [TILE_VECS] x 16 B
+  extern __shared__ uint4 s_ring[];  // STAGES x [TILE_VECS] x 16 B
   // nvcc warns about any __shared__ object with a constructor (diagnostic 20054); the
   // pipeline's shared state is declared this way in the CUDA documentation.
 #pragma nv_diag_suppress static_var_with_dynamic_init
-  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, NSTAGES> state;
+  __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
 #pragma nv_diag_default static_var_with_dynamic_init
   const bool is_producer = threadIdx.x < 32;
   // make_pipeline with a role initialises the per-stage barriers (it syncs the block).
@@ -112,7 +116,7 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles);
   for (std::size_t j = 0; j < my_tiles; ++j) {
     const std::size_t tile = tut::block_tile(j);
-    uint4* s_slot = s_ring + (j % NSTAGES) * TILE_VECS;
+    uint4* s_slot = s_ring + (j % STAGES) * TILE_VECS;
     const int count = tile_vecs(n_vecs, tile);
     if (is_producer) {
       pipe.producer_acquire();  // waits until the consumers released this slot's last tile
@@ -132,9 +136,9 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
-// v1: the warp-specialized TMA ring with NSTAGES slots
+// v1: the warp-specialized TMA ring with STAGES slots
 // ---------------------------------------------------------------------------------------------
-// Phase invariants, for the block's j-th tile in slot j % NSTAGES, lap j / NSTAGES (the
+// Phase invariants, for the block's j-th tile in slot j % STAGES, lap j / STAGES (the
 // parity of the lap is tut::RingPosition::phase):
 //   full[slot]  completes phase `lap` when tile j has landed: consumers wait on lap & 1.
 //   empty[slot] completes phase `lap` when all CONSUMERS threads have read tile j out of the
@@ -145,18 +149,18 @@ __global__ void __launch_bounds__(THREADS)
 // producer cannot refill a slot the consumers have not released, and the consumers cannot
 // release a tile that has not landed.
 // Ring placement: the dynamic shared memory starts after the static barriers, at an offset
-// that depends on NSTAGES, so the ring is moved to the next 128-byte boundary, plus
+// that depends on STAGES, so the ring is moved to the next 128-byte boundary, plus
 // RING_OFFSET bytes (16 in the variant that measures what a misaligned ring costs).
 // Timeline (tut::TraceOn only; TraceOff compiles to nothing): lane 0 is the producer lane,
 // lane w the consumer warp w (its first lane records).
-template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
+template <int STAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     ws_v1_tma_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,
                      std::size_t n_vecs, int intensity, unsigned* d_error, Tracing trace = {}) {
   namespace ptx = cuda::ptx;
   static_assert(RING_OFFSET % 16 == 0, "cp.async.bulk needs a 16-byte aligned destination");
-  extern __shared__ __align__(16) unsigned char s_raw[];  // NSTAGES x 16 KiB + RING_PAD_BYTES
-  __shared__ std::uint64_t full[NSTAGES], empty[NSTAGES];
+  extern __shared__ __align__(16) unsigned char s_raw[];  // STAGES x 16 KiB + RING_PAD_BYTES
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
   // Offset added to s_raw itself, so the compiler still knows the ring is shared (LDS).
   const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(s_raw)) & 127u;
   uint4* s_ring = reinterpret_cast<uint4*>(s_raw + ((128u - misalign) & 127u) + RING_OFFSET);
@@ -164,11 +168,13 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles);
 
   if (threadIdx.x == 0) {
-    for (int s = 0; s < NSTAGES; ++s) {
+    for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);           // the producer's arrive.expect_tx
       ptx::mbarrier_init(&empty[s], CONSUMERS);  // one arrive per consumer thread
     }
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to the TMA unit
+    // The barriers are used only inside this block (no cluster): the async-proxy fence makes
+    // the initialised barriers visible to the TMA, which completes transactions on full[s].
+    ptx::fence_proxy_async(ptx::space_shared);  // init -> TMA
   }
   __syncthreads();  // the last block-wide barrier: from here on the roles meet only at mbarriers
   auto lane = trace.lane(threadIdx.x / 32, threadIdx.x % 32 == 0);
@@ -176,17 +182,17 @@ __global__ void __launch_bounds__(THREADS)
   if (threadIdx.x < 32) {
     // ---- producer: lane 0 issues every copy; the other 31 lanes have nothing to do ----
     if (threadIdx.x != 0) return;
-    tut::RingPosition<NSTAGES> pos;
+    tut::RingPosition<STAGES> pos;
     for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
       const std::size_t tile = tut::block_tile(j);
       // From lap 1 on, wait until the consumers have released the slot's previous tile.
       lane.wait_begun(j, pos.slot);
-      if (j >= NSTAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1u)) {
-        atomicOr(d_error, tut::kErrorWaitTimedOut);
+      const auto empty_site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_tile(j);
+      if (j >= STAGES && !tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1u, d_error, empty_site))
         return;
-      }
       lane.wait_done(j, pos.slot);
       const std::uint32_t bytes = static_cast<std::uint32_t>(tile_vecs(n_vecs, tile)) * 16u;
+      tut::perturb(tut::Perturb::kBeforeTmaIssue, static_cast<std::uint32_t>(j));
       // EXERCISE-BEGIN: owe full[slot] this tile's bytes (the one arrival its phase needs), and hand the whole tile to the TMA so that its bytes complete on full[slot]
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                      &full[pos.slot], bytes);
@@ -202,7 +208,7 @@ __global__ void __launch_bounds__(THREADS)
 
   // ---- consumers: warps 1..CONSUMER_WARPS ----
   const int c = threadIdx.x - 32;
-  tut::RingPosition<NSTAGES> pos;
+  tut::RingPosition<STAGES> pos;
   for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
     const std::size_t tile = tut::block_tile(j);
     const int count = tile_vecs(n_vecs, tile);
@@ -211,10 +217,11 @@ __global__ void __launch_bounds__(THREADS)
     // A thread that gives up leaves without arriving on empty[slot], so the producer's wait
     // gives up too: a bug ends in a failed check, never a hang.
     lane.wait_begun(j, pos.slot);
-    if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) {
-      atomicOr(d_error, tut::kErrorWaitTimedOut);
-      return;
-    }
+    const auto full_site = tut::WaitSite::consumer_warp(threadIdx.x / 32)
+                               .on(tut::Barrier::kFull, pos.slot)
+                               .at_tile(j)
+                               .expecting(static_cast<unsigned>(count) * 16u);
+    if (!tut::wait_or_report(&full[pos.slot], pos.phase, d_error, full_site)) return;
     lane.wait_done(j, pos.slot);
     lane.compute_begun(j, pos.slot);  // the work on tile j: read the slot, release, compute
     // try_wait acquired the phase: the TMA's bytes of tile j are visible.
@@ -226,7 +233,8 @@ __global__ void __launch_bounds__(THREADS)
     // orders these reads only for the generic proxy. The LDS results are not used before
     // the arrive, so without the fence they may still be outstanding when the next copy
     // lands. fence.proxy.async orders them before the release for the async proxy too.
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads, before the release
+    tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(j));
     ptx::mbarrier_arrive(&empty[pos.slot]);
     // EXERCISE-END
     lane.slot_released(j, pos.slot);
@@ -249,29 +257,26 @@ struct WsArgs {
   unsigned* error;  // the bounded waits' error word (v0's pipeline waits are not bounded)
 };
 
-template <int NSTAGES>
+template <int STAGES>
 void launch_ws_v0(const WsArgs& a, int sm_count, int blocks_per_sm, cudaStream_t s) {
-  constexpr int smem = NSTAGES * TILE_BYTES;
-  const auto kernel = ws_v0_pipeline_kernel<NSTAGES>;
-  const unsigned grid = tut::persistent_grid(kernel, THREADS, sm_count, blocks_per_sm, smem);
-  kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity);
+  tut::launch_persistent(ws_v0_pipeline_kernel<STAGES>, THREADS, STAGES * TILE_BYTES, sm_count,
+                         blocks_per_sm, s, a.in, a.out, a.n_vecs, a.intensity);
 }
 
 // The timed runs launch the untraced instance; --timeline passes a tut::TraceOn (and asks for
 // the grid first, to size the trace buffer).
-template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
+template <int STAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
 unsigned ws_v1_grid(int sm_count, int blocks_per_sm) {
-  constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
-  return tut::persistent_grid(ws_v1_tma_kernel<NSTAGES, RING_OFFSET, Tracing>, THREADS, sm_count,
+  constexpr int smem = STAGES * TILE_BYTES + RING_PAD_BYTES;
+  return tut::persistent_grid(ws_v1_tma_kernel<STAGES, RING_OFFSET, Tracing>, THREADS, sm_count,
                               blocks_per_sm, smem);
 }
-template <int NSTAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
+template <int STAGES, int RING_OFFSET = 0, class Tracing = tut::TraceOff>
 void launch_ws_v1(const WsArgs& a, int sm_count, int blocks_per_sm, cudaStream_t s,
                   Tracing trace = {}) {
-  constexpr int smem = NSTAGES * TILE_BYTES + RING_PAD_BYTES;
-  const unsigned grid = ws_v1_grid<NSTAGES, RING_OFFSET, Tracing>(sm_count, blocks_per_sm);
-  ws_v1_tma_kernel<NSTAGES, RING_OFFSET, Tracing><<<grid, THREADS, smem, s>>>(
-      a.in, a.out, a.n_vecs, a.intensity, a.error, trace);
+  tut::launch_persistent(ws_v1_tma_kernel<STAGES, RING_OFFSET, Tracing>, THREADS,
+                         STAGES * TILE_BYTES + RING_PAD_BYTES, sm_count, blocks_per_sm, s, a.in,
+                         a.out, a.n_vecs, a.intensity, a.error, trace);
 }
 
 }  // namespace ch14

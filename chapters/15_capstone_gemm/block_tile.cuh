@@ -1,6 +1,8 @@
-// Chapter 15: the register-blocked core that v3, v4 and v5 share (kernels.cuh): the tiling
-// constants, the 128x128x16 block-tile FMA loop, the store of C, and which 16-byte chunks of a
-// stage each thread copies. The three kernels differ only in how a stage reaches shared memory.
+/// @file block_tile.cuh
+/// @brief Chapter 15: the register-blocked core that v3, v4 and v5 share (kernels.cuh): the
+///        tiling constants, the 128x128x16 block-tile FMA loop, the store of C, and which
+///        16-byte chunks of a stage each thread copies. The three kernels differ only in how a
+///        stage reaches shared memory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -96,14 +98,14 @@ struct TileLoader {
   int b_row;         // the first chunk's k row within the tile: 0..7
   int b_cols;        // floats of the chunk inside N (0..4): the same at every k
 
-  __device__ __forceinline__ TileLoader(const GemmArgs& g, int t, int m0, int n0) {
-    const int a_r = t / (BK / 4);
-    a_k = (t % (BK / 4)) * 4;
+  __device__ __forceinline__ TileLoader(const GemmArgs& g, int tid, int m0, int n0) {
+    const int a_r = tid / (BK / 4);
+    a_k = (tid % (BK / 4)) * 4;
     a_index = (m0 + a_r) * g.lda + a_k;
     a_row_ok[0] = m0 + a_r < g.M;
     a_row_ok[1] = m0 + a_r + BM / 2 < g.M;
-    b_row = t / (BN / 4);
-    const int b_n = (t % (BN / 4)) * 4;
+    b_row = tid / (BN / 4);
+    const int b_n = (tid % (BN / 4)) * 4;
     b_index = b_row * g.ldb + n0 + b_n;
     b_cols = clamp_valid(g.N - (n0 + b_n));
   }

@@ -1,4 +1,5 @@
-// Chapter 15: capstone - single-precision GEMM, C = A x B, built up one step at a time
+/// @file kernels.cuh
+/// @brief Chapter 15: capstone - single-precision GEMM, C = A x B, built up one step at a time.
 //
 // How the copy techniques of the earlier chapters pay off in a compute kernel. Each step is a
 // variant, measured in the same run against cuBLAS SGEMM (fp32 FFMA, TF32 off):
@@ -10,8 +11,8 @@
 //   v4 cp.async        v3 with a STAGES-deep ring of cp.async.cg 16-byte copies (zero-fill
 //                      at the matrix edges through the src-size operand)
 //   v5 TMA (sm_90)     v3 fed by 2D TMA boxes through an mbarrier ring; one thread issues
-//   v9 (negative)      v2 with B's tile loaded at A's block offset
-//                      (tests/negatives/15_capstone_gemm.cuh)
+//   v9 (negative)      v2 with B's tile loaded at A's block offset (broken.cuh)
+// The host side (Problem, CPU reference, cuBLAS, tensor maps, registry) is in main.cu.
 // Layout: row-major, every row padded to a 16-byte pitch (lda = K rounded up to 4 floats):
 // the precondition for 16-byte cp.async and for TMA global strides. The padding holds NaN, so
 // a kernel that reads past an edge poisons its own result and fails the check.
@@ -31,6 +32,7 @@
 #include "common/bounded_wait.cuh"
 #include "common/cp_async.cuh"
 #include "common/launch.cuh"
+#include "common/perturb.cuh"
 #include "common/ring.cuh"
 
 namespace ch15 {
@@ -85,9 +87,9 @@ __global__ void __launch_bounds__(T2* T2) gemm_v2_smem_kernel(GemmArgs g) {
 __global__ void __launch_bounds__(THREADS, 2) gemm_v3_register_kernel(GemmArgs g) {
   __shared__ __align__(16) float s_a[BM * BK];  // [128 x 16] floats
   __shared__ __align__(16) float s_b[BK * BN];  // [16 x 128] floats
-  const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-  const TileLoader ld(g, t, m0, n0);
+  const TileLoader ld(g, tid, m0, n0);
   float acc[TM][TN] = {};
   for (int k0 = 0; k0 < g.K; k0 += BK) {
     float4 ra[2], rb[2];  // all four loads are issued before the first store
@@ -98,8 +100,8 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v3_register_kernel(GemmArgs g
     }
 #pragma unroll
     for (int p = 0; p < 2; ++p) {
-      *reinterpret_cast<float4*>(s_a + 4 * t + p * 1024) = ra[p];
-      *reinterpret_cast<float4*>(s_b + 4 * t + p * 1024) = rb[p];
+      *reinterpret_cast<float4*>(s_a + 4 * tid + p * 1024) = ra[p];
+      *reinterpret_cast<float4*>(s_b + 4 * tid + p * 1024) = rb[p];
     }
     __syncthreads();  // the stage is complete
     mma_block_tile(s_a, s_b, acc, ty, tx);
@@ -117,47 +119,47 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v3_register_kernel(GemmArgs g
 // a chunk wholly outside reads nothing (src_size = 0; the address, the matrix base, is then
 // never dereferenced). SASS: LDGSTS.E.BYPASS.128.
 __device__ __forceinline__ void issue_stage_cp_async(const GemmArgs& g, const TileLoader& ld,
-                                                     float* s_stage, int t, int k0) {
+                                                     float* s_stage, int tid, int k0) {
   float* s_a = s_stage;            // [128 x 16]
   float* s_b = s_stage + BM * BK;  // [16 x 128]
 #pragma unroll
-  for (int p = 0; p < 2; ++p) {
+  for (int p = 0; p < 2; ++p) {  // this thread's two 16-byte chunks of A and of B
     const int va = ld.a_valid(g, p, k0), vb = ld.b_valid(g, p, k0);
-    tut::cp_async_cg16(s_a + 4 * t + p * 1024, va ? g.A + ld.a_offset(g, p, k0) : g.A, 4 * va);
-    tut::cp_async_cg16(s_b + 4 * t + p * 1024, vb ? g.B + ld.b_offset(g, p, k0) : g.B, 4 * vb);
+    tut::cp_async_cg16(s_a + 4 * tid + p * 1024, va ? g.A + ld.a_offset(g, p, k0) : g.A, 4 * va);
+    tut::cp_async_cg16(s_b + 4 * tid + p * 1024, vb ? g.B + ld.b_offset(g, p, k0) : g.B, 4 * vb);
   }
 }
 
-template <int NSTAGES>
+template <int STAGES>
 __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g) {
-  extern __shared__ __align__(128) float s_ring[];  // NSTAGES x [A 128x16 | B 16x128]
-  const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+  extern __shared__ __align__(128) float s_ring[];  // STAGES x [A 128x16 | B 16x128]
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int num_k_tiles = (g.K + BK - 1) / BK;
-  const TileLoader ld(g, t, m0, n0);
+  const TileLoader ld(g, tid, m0, n0);
   float acc[TM][TN] = {};
 
-  // Prologue: fill NSTAGES-1 slots. Commit even when there is no tile, so that group number
+  // Prologue: fill STAGES-1 slots. Commit even when there is no tile, so that group number
   // always equals k-tile number (the wait below counts groups, not tiles).
 #pragma unroll
-  for (int s = 0; s < NSTAGES - 1; ++s) {
-    if (s < num_k_tiles) issue_stage_cp_async(g, ld, s_ring + s * STAGE_FLOATS, t, s * BK);
+  for (int s = 0; s < STAGES - 1; ++s) {
+    if (s < num_k_tiles) issue_stage_cp_async(g, ld, s_ring + s * STAGE_FLOATS, tid, s * BK);
     tut::cp_async_commit_group();
   }
   for (int kt = 0; kt < num_k_tiles; ++kt) {
-    // kt + NSTAGES - 1 groups are committed; allowing NSTAGES-2 pending means groups 0..kt
-    // are complete: this thread's copies of tile kt have landed in slot kt % NSTAGES.
-    tut::cp_async_wait_group<NSTAGES - 2>();
+    // kt + STAGES - 1 groups are committed; allowing STAGES-2 pending means groups 0..kt
+    // are complete: this thread's copies of tile kt have landed in slot kt % STAGES.
+    tut::cp_async_wait_group<STAGES - 2>();
     // Two jobs: (1) everyone's copies of tile kt are visible to everyone; (2) everyone has
-    // finished computing on tile kt-1, so its slot, (kt-1) % NSTAGES, may be refilled.
+    // finished computing on tile kt-1, so its slot, (kt-1) % STAGES, may be refilled.
     __syncthreads();
     // EXERCISE-BEGIN: the slot that tile kt-1 occupied is free now: start the copy of the tile that will use it next, if the matrix has one
-    const int next = kt + NSTAGES - 1;  // lands in slot next % NSTAGES == (kt-1) % NSTAGES
+    const int next = kt + STAGES - 1;  // lands in slot next % STAGES == (kt-1) % STAGES
     if (next < num_k_tiles)
-      issue_stage_cp_async(g, ld, s_ring + (next % NSTAGES) * STAGE_FLOATS, t, next * BK);
+      issue_stage_cp_async(g, ld, s_ring + (next % STAGES) * STAGE_FLOATS, tid, next * BK);
     // EXERCISE-END
     tut::cp_async_commit_group();
-    const float* s_stage = s_ring + (kt % NSTAGES) * STAGE_FLOATS;
+    const float* s_stage = s_ring + (kt % STAGES) * STAGE_FLOATS;
     mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);  // overlaps the copies in flight
   }
   // Nothing left to drain: the trailing groups are empty.
@@ -172,29 +174,31 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
 // walks the boxes, writes them dense into shared memory (the layout v4 builds with 512
 // LDGSTS), zero-fills what lies outside the tensor (the ragged edges: no bounds code), and
 // completes the transaction bytes on full[slot]: always the full box, zeros included.
-// Phase invariant: full[slot] completes phase kt / NSTAGES when tile kt has landed
+// Phase invariant: full[slot] completes phase kt / STAGES when tile kt has landed
 // (tut::RingPosition's phase is its parity). A slot is refilled only after the block barrier
 // that follows everyone's reads of it, so the barrier never runs two phases ahead.
-template <int NSTAGES>
-__global__ void __launch_bounds__(THREADS, 2)
-    gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
-                       const __grid_constant__ CUtensorMap tmap_b, GemmArgs g) {
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                                                                const __grid_constant__ CUtensorMap tmap_b,
+                                                                GemmArgs g) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace ptx = cuda::ptx;
   extern __shared__ unsigned char s_raw[];
-  __shared__ uint64_t full[NSTAGES];
+  __shared__ uint64_t full[STAGES];
   // TMA destinations must be 128-byte aligned; the launcher allocates 128 spare bytes. The
   // offset is added to s_raw itself, so the compiler still knows the ring is shared (LDS).
   const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(s_raw)) & 127u;
   float* s_ring = reinterpret_cast<float*>(s_raw + ((128u - misalign) & 127u));
-  const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
   const int num_k_tiles = (g.K + BK - 1) / BK;
   float acc[TM][TN] = {};
 
-  if (t == 0) {
-    for (int s = 0; s < NSTAGES; ++s) ptx::mbarrier_init(&full[s], 1);  // one arrive: thread 0
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);    // visible to the TMA unit
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) ptx::mbarrier_init(&full[s], 1);  // one arrive: thread 0
+    // The barriers are used only inside this block (no cluster): the async-proxy fence makes
+    // the initialised barriers visible to the TMA, which completes transactions on full[s].
+    ptx::fence_proxy_async(ptx::space_shared);  // init -> TMA
   }
   __syncthreads();
 
@@ -210,27 +214,29 @@ __global__ void __launch_bounds__(THREADS, 2)
     ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_b, &tmap_b, coords_b,
                               &full[slot]);
   };
-  if (t == 0)  // prologue: every slot gets a tile
-    for (int s = 0; s < NSTAGES && s < num_k_tiles; ++s) issue(s, s);
-  tut::RingPosition<NSTAGES> pos;
+  if (tid == 0)  // prologue: every slot gets a tile
+    for (int s = 0; s < STAGES && s < num_k_tiles; ++s) issue(s, s);
+  tut::RingPosition<STAGES> pos;
   for (int kt = 0; kt < num_k_tiles; ++kt, pos.advance()) {
     // try_wait acquires the phase: the TMA's writes of tile kt are visible after it.
-    const bool landed = tut::wait_parity_bounded(&full[pos.slot], pos.phase);
+    const auto site = tut::WaitSite::warp(threadIdx.x / 32)
+                          .on(tut::Barrier::kFull, pos.slot)
+                          .at_k_tile(kt)
+                          .expecting(STAGE_BYTES);
+    const bool landed = tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site);
     const float* s_stage = s_ring + pos.slot * STAGE_FLOATS;
     mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);
     // EXERCISE-BEGIN: this thread is done reading the slot, and the slot's next write will come from the TMA (the async proxy)
     // The refill is an async-proxy write into this slot, and this thread's reads of it were
     // generic-proxy loads: the fence orders them before the barrier for the async proxy too.
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads, before the refill
     // EXERCISE-END
     // Everyone has finished reading the slot: only now may the TMA overwrite it. The same
     // barrier tells every thread whether some wait gave up, so the block leaves together.
-    if (__syncthreads_or(!landed)) {
-      if (t == 0) atomicOr(g.error, tut::kErrorWaitTimedOut);
-      return;
-    }
-    // EXERCISE-BEGIN: refill the slot everyone has just released with the tile NSTAGES ahead, if the matrix has one (one thread issues)
-    if (t == 0 && kt + NSTAGES < num_k_tiles) issue(kt + NSTAGES, pos.slot);
+    tut::perturb(tut::Perturb::kBeforeRelease, kt);
+    if (__syncthreads_or(!landed)) return;  // a wait gave up: it named itself in g.error
+    // EXERCISE-BEGIN: refill the slot everyone has just released with the tile STAGES ahead, if the matrix has one (one thread issues)
+    if (tid == 0 && kt + STAGES < num_k_tiles) issue(kt + STAGES, pos.slot);
     // EXERCISE-END
   }
   store_block_tile(g, acc, m0, n0, ty, tx);
@@ -282,13 +288,13 @@ int opt_in_once(Kernel kernel, int smem) {
   return tut::max_blocks_per_sm(kernel, THREADS, smem);
 }
 
-template <int NSTAGES = STAGES>
+template <int STAGES>
 void launch_gemm_v4(const GemmArgs& g, cudaStream_t s) {
-  constexpr int smem = NSTAGES * STAGE_BYTES;  // 4 stages: 64 KiB
-  static const int per_sm = opt_in_once(gemm_v4_cp_async_kernel<NSTAGES>, smem);
+  constexpr int smem = STAGES * STAGE_BYTES;  // 4 stages: 64 KiB
+  static const int per_sm = opt_in_once(gemm_v4_cp_async_kernel<STAGES>, smem);
   const dim3 grid = grid_over_c(g, BN, BM);
   record(grid, per_sm);
-  gemm_v4_cp_async_kernel<NSTAGES><<<grid, THREADS, smem, s>>>(g);
+  gemm_v4_cp_async_kernel<STAGES><<<grid, THREADS, smem, s>>>(g);
 }
 
 inline void launch_gemm_v5(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,

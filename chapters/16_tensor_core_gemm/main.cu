@@ -1,13 +1,218 @@
-// Chapter 16 driver: the GEMM ladder at --size (default 4096) with cuBLAS in the same run,
-// then (unless --sweep=0) a size sweep 1024..8192 written beside --json (tut::gemm_size_sweep,
-// common/gemm_host.cuh: chapter 15's sweep, so both ladders plot side by side). The lesson is
-// in kernels.cuh, the step headers and README.md; the host side in host.cuh.
+/// @file main.cu
+/// @brief Chapter 16: a BF16 GEMM on Hopper tensor cores in five steps, against cuBLAS.
+///
+/// What the program does: it builds one GEMM problem at --size (default 4096; seeded bf16
+/// inputs, a poisoned bf16 output), runs the ladder of kernels.cuh - mma.sync -> wgmma + TMA ->
+/// warp specialization -> cluster multicast -> persistent with a TMA-store epilogue - and
+/// cuBLAS on the same buffers, checks each against the CPU fp64 reference (cuBLAS above
+/// tut::kCpuReferenceMaxMacs) within the error bound derived below, times it, and then (unless
+/// --sweep=0) runs a size sweep 1024..8192 written beside --json (tut::gemm_size_sweep,
+/// common/gemm_host.cuh: chapter 15's sweep, so both ladders plot side by side).
+/// Reading order: the problem and its reference, cuBLAS and the tensor maps, the variant
+/// registry, the timeline, main. Tests include this file with TUTORIAL_NO_MAIN defined.
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "broken.cuh"
+#include "common/bounded_wait.cuh"
+#include "common/device_buffer.cuh"
+#include "common/gemm_host.cuh"
+#include "common/harness.cuh"
 #include "common/timeline_run.cuh"
-#include "host.cuh"
+#include "kernels.cuh"
 
+namespace ch16 {
+
+/// Row pitch in elements: a multiple of 8 bf16 = 16 bytes, TMA's rule for global strides.
+inline int pitch_of(int cols) { return (cols + 7) / 8 * 8; }
+
+// ---------------------------------------------------------------------------------------------
+// Error bound (README, "How exact is the check"). Products of two bf16 values are exact in
+// fp32 (8 + 8 significant bits); only the K-term accumulation rounds. Any fp32 summation
+// order, with rounding or truncation (unit u = 2^-23), gives |acc - exact| <= gamma_K * S,
+// gamma_K = K u / (1 - K u), S = sum_k |a_k b_k| <= ||a_row||_2 ||b_row||_2 (Cauchy-Schwarz).
+// The bf16 output then adds at most 2^-8 |acc|. So |got - exact| <= bound (1 + 2^-8) +
+// 2^-8 |exact|, with bound = gamma_K * max ||a_row|| * max ||b_row||.
+// ---------------------------------------------------------------------------------------------
+inline double accumulation_bound(int K, double max_norm_a, double max_norm_b) {
+  const double ku = static_cast<double>(K) * std::ldexp(1.0, -23);
+  return ku / (1.0 - ku) * max_norm_a * max_norm_b;
+}
+
+/// C = A * B^T in fp64 from the exact bf16 values (as floats), rounded to float at the end.
+inline std::vector<float> reference_gemm(const std::vector<float>& a, const std::vector<float>& b,
+                                         int M, int N, int K, int lda, int ldb) {
+  std::vector<float> c(static_cast<std::size_t>(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      const float* ar = a.data() + static_cast<std::size_t>(i) * lda;
+      const float* br = b.data() + static_cast<std::size_t>(j) * ldb;
+      double sum = 0.0;
+      for (int k = 0; k < K; ++k) sum += static_cast<double>(ar[k]) * br[k];
+      c[static_cast<std::size_t>(i) * N + j] = static_cast<float>(sum);
+    }
+  return c;
+}
+
+// ---------------------------------------------------------------------------------------------
+// cuBLAS and the tensor maps
+// ---------------------------------------------------------------------------------------------
+/// cuBLAS is column-major: our row-major C[M x N] is its C^T [N x M] (ldc), our A[M x K] its
+/// A^T [K x M] (lda), our B[N x K] its B^T [K x N] (ldb). C^T = B * A^T: the first operand
+/// transposed, the second not - "TN", the layout in which both operands are K-major.
+inline void launch_cublas(cublasHandle_t handle, const GemmArgs& g, bf16* c, cudaStream_t s) {
+  const float alpha = 1.0f, beta = 0.0f;
+  CUBLAS_CHECK(cublasSetStream(handle, s));
+  CUBLAS_CHECK(cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, g.N, g.M, g.K, &alpha, g.B,
+                            CUDA_R_16BF, g.ldb, g.A, CUDA_R_16BF, g.lda, &beta, c, CUDA_R_16BF,
+                            g.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+/// A 2D bf16 map over a row-major [rows x cols] matrix of pitch `ld`, in boxes of
+/// [box_rows x 64]: 64 bf16 = 128 bytes per box row, written to shared memory with the
+/// 128-byte swizzle the wgmma descriptors (and the epilogue's staging) assume. Elements
+/// outside [rows x cols] are read as zeros and never written.
+inline CUtensorMap make_map(const bf16* base, int rows, int cols, int ld, int box_rows) {
+  return tut::make_2d_tensor_map(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, base, rows, cols,
+                                 static_cast<std::uint64_t>(ld) * sizeof(bf16), box_rows, 64,
+                                 CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The problem
+// ---------------------------------------------------------------------------------------------
+struct Shape {
+  int M, N, K;
+};
+
+/// Exits 77 unless the GPU runs sm_90a code (compute capability 9.0 exactly).
+inline void require_sm90a(const tut::DeviceSummary& d) {
+  if (d.cc_major == 9 && d.cc_minor == 0) return;
+  std::printf("SKIP: ch16_tensor_core_gemm needs an sm_90a GPU (compute capability 9.0: H100, "
+              "H200, GH200); wgmma exists only in the sm_90a target, and this binary holds only "
+              "sm_90a code. This GPU is %s, compute capability %d.%d.\n",
+              d.name.c_str(), d.cc_major, d.cc_minor);
+  std::exit(tut::kExitSkip);
+}
+
+struct Problem : tut::GemmProblem<bf16> {
+  explicit Problem(const tut::RunConfig& cfg)
+      : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
+                      static_cast<int>(cfg.size)},
+                cfg.seed, cfg.device.sm_count) {
+    require_sm90a(cfg.device);
+  }
+
+  Problem(Shape s, std::uint64_t seed, int sms)
+      : GemmProblem(s.M, s.N, s.K, s.N, pitch_of(s.K), pitch_of(s.K), pitch_of(s.N)),
+        sm_count(sms) {
+    std::vector<float> fa, fb;
+    const double norm_a = fill(d_a, fa, M, K, lda, seed);
+    const double norm_b = fill(d_b, fb, N, K, ldb, seed ^ 0x9E3779B97F4A7C15ull);
+    bound = accumulation_bound(K, norm_a, norm_b);
+    if (static_cast<double>(M) * N * K <= tut::kCpuReferenceMaxMacs) {
+      want = reference_gemm(fa, fb, M, N, K, lda, ldb);
+      oracle = "CPU fp64";
+      abs_tol = bound * (1.0 + std::ldexp(1.0, -8));
+      rel_tol = std::ldexp(1.0, -8);
+    } else {  // cuBLAS's answer, once per problem: both sides carry the bound
+      tut::DeviceBuffer<bf16> d_ref(static_cast<std::size_t>(M) * ldc);
+      launch_cublas(blas, args(), d_ref.data(), nullptr);
+      CUDA_CHECK(cudaDeviceSynchronize());
+      want = compact(d_ref.download(nullptr));
+      oracle = "cuBLAS";
+      abs_tol = 2.1 * bound;
+      rel_tol = std::ldexp(1.0, -7) + std::ldexp(1.0, -14);
+    }
+    map_a64 = make_map(d_a.data(), M, K, lda, 64);
+    map_a128 = make_map(d_a.data(), M, K, lda, 128);
+    map_b256 = make_map(d_b.data(), N, K, ldb, 256);
+    map_b128 = make_map(d_b.data(), N, K, ldb, 128);
+    map_c64 = make_map(d_c.data(), M, N, ldc, 64);
+  }
+  std::string describe() const {
+    return shape_text() + " bf16 in, fp32 accumulate, bf16 out (" + oracle + " reference)";
+  }
+
+  /// Seeded values in [-1, 1) rounded to bf16 (8 significant bits), rows of pitch `ld` whose
+  /// padding holds NaN (a kernel that reads it cannot pass). Returns the largest row 2-norm.
+  static double fill(tut::DeviceBuffer<bf16>& dev, std::vector<float>& exact, int rows, int cols,
+                     int ld, std::uint64_t seed) {
+    std::vector<bf16> host(static_cast<std::size_t>(rows) * ld, __float2bfloat16(NAN));
+    exact.assign(host.size(), NAN);
+    std::uint64_t x = seed;
+    double max_norm = 0.0;
+    for (int r = 0; r < rows; ++r) {
+      double norm2 = 0.0;
+      for (int c = 0; c < cols; ++c) {
+        x += 0x9E3779B97F4A7C15ull;  // splitmix64
+        std::uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const float v = static_cast<float>(static_cast<double>(z >> 40) * std::ldexp(1.0, -23) - 1.0);
+        const std::size_t i = static_cast<std::size_t>(r) * ld + c;
+        host[i] = __float2bfloat16_rn(v);
+        exact[i] = __bfloat162float(host[i]);
+        norm2 += static_cast<double>(exact[i]) * exact[i];
+      }
+      max_norm = std::max(max_norm, std::sqrt(norm2));
+    }
+    dev.upload(host);
+    return max_norm;
+  }
+
+  int sm_count;
+  double bound = 0.0;  ///< gamma_K * max ||a_row|| * max ||b_row|| (accumulation_bound)
+  CUtensorMap map_a64{}, map_a128{}, map_b256{}, map_b128{}, map_c64{};
+};
+
+// ---------------------------------------------------------------------------------------------
+// The variant registry, in reading order
+// ---------------------------------------------------------------------------------------------
+inline std::vector<tut::Variant<Problem>> variants() {
+  tut::VariantList<Problem> v;
+  v.add("step1_mma_sync", "1 mma.sync + cp.async 4-stage",
+        "128x128x32 tiles, 8 warps of mma.sync m16n8k16 fed by ldmatrix from a cp.async ring",
+        [](Problem& p, cudaStream_t s) { step1::launch(p.args(), s); });
+  v.add("step2_wgmma", "2 wgmma + TMA, 1 warpgroup",
+        "64x256x64 tiles, wgmma m64n256k16 from 128-byte swizzled TMA tiles, 4 slots",
+        [](Problem& p, cudaStream_t s) {
+          step2::launch(p.map_a64, p.map_b256, p.args(), s);
+        });
+  v.add("step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
+        "128x256x64 tiles, producer warp + 2 consumer warpgroups, full/empty ring, setmaxnreg",
+        [](Problem& p, cudaStream_t s) {
+          step3::launch(p.map_a128, p.map_b256, p.args(), s);
+        });
+  v.add("step4_cluster_multicast", "4 2-block cluster, B multicast",
+        "step 3 in 2-block clusters: each block multicasts half of B, remote slot-free arrivals",
+        [](Problem& p, cudaStream_t s) { step4::launch(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step5_persistent_tma_store", "5 persistent, grouped, TMA store",
+        "step 4 persistent over tile pairs in groups of 8, 3 slots, epilogue by TMA store",
+        [](Problem& p, cudaStream_t s) {
+          step5::launch(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
+        });
+  v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
+        "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
+        [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })
+      .is_ceiling = true;
+  add_negatives(v);
+  return v.list;
+}
+
+}  // namespace ch16
+
+// A test includes this file with TUTORIAL_NO_MAIN defined, for the Problem and the registry.
+#ifndef TUTORIAL_NO_MAIN
 namespace {
 
 // --timeline: step 3 traced on a 2048^3 problem (--size caps it lower; 128 output tiles of
@@ -23,8 +228,8 @@ bool record_timeline(const tut::RunConfig& base, cudaStream_t stream, const std:
       {"step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
        {"producer (elected lane)", "consumer warpgroup 1", "consumer warpgroup 2"}, {}},
       traces, [&](cudaStream_t s, auto trace) {
-        ch16::launch_step3_kernel(ch16::gemm_step3_warp_specialized_kernel<decltype(trace)>,
-                                  p.map_a128, p.map_b256, p.args(), s, trace);
+        ch16::step3::launch_kernel(ch16::step3::gemm_step3_warp_specialized_kernel<decltype(trace)>,
+                                   p.map_a128, p.map_b256, p.args(), s, trace);
       });
   return ok && tut::write_chapter_timeline(path, traces, cfg, "ch16_tensor_core_gemm");
 }
@@ -55,3 +260,4 @@ int main(int argc, char** argv) {
   ch.timeline = record_timeline;  // --timeline: step 3 traced at 2048^3 (or --size, if less)
   return tut::run_chapter(argc, argv, ch);
 }
+#endif  // TUTORIAL_NO_MAIN

@@ -1,20 +1,22 @@
-// Chapter 16, step 1: the Ampere way. Tensor cores through mma.sync (m16n8k16, one warp per
-// instruction), fed by a 4-stage cp.async ring. Every operand byte makes two trips through the
-// threads: cp.async (global -> shared, no registers) and ldmatrix (shared -> registers) before
-// the MMA can use it, and the 256 threads that issue the MMAs also issue every copy.
+/// @file step1_mma_sync.cuh
+/// @brief Chapter 16, step 1: the Ampere way. Tensor cores through mma.sync (m16n8k16, one
+///        warp per instruction), fed by a 4-stage cp.async ring.
+///
+/// Every operand byte makes two trips through the threads: cp.async (global -> shared, no
+/// registers) and ldmatrix (shared -> registers) before the MMA can use it, and the 256
+/// threads that issue the MMAs also issue every copy.
 #pragma once
 
 #include "common/cp_async.cuh"
 #include "common/ring.cuh"
 #include "gemm_common.cuh"
 
-namespace ch16 {
-namespace step1 {
+namespace ch16::step1 {
+
 constexpr int BM = 128, BN = 128, BK = 32, STAGES = 4, THREADS = 256;
 constexpr int LDS = BK + 8;  // a shared row is 80 bytes: 8 ldmatrix rows hit 8 distinct 16-B bank groups
 constexpr int SLOT_ELEMS = (BM + BN) * LDS;
 constexpr int SMEM_BYTES = STAGES * SLOT_ELEMS * 2;  // 80 KiB
-}  // namespace step1
 
 __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const bf16* p) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -32,9 +34,7 @@ __device__ __forceinline__ void mma_m16n8k16(float (&c)[4], const std::uint32_t 
 
 /// One k-tile (BK columns of K) of the A and B blocks into a ring slot: 16-byte cp.async
 /// chunks, zero-filled past M, N or K (src_bytes < 16), so edges need no other masking.
-__device__ __forceinline__ void step1_load_slot(bf16* slot, const GemmArgs& g, int m0, int n0,
-                                                int k0) {
-  using namespace step1;
+__device__ __forceinline__ void load_slot(bf16* slot, const GemmArgs& g, int m0, int n0, int k0) {
   constexpr int CHUNKS = BK / 8;  // 16-byte chunks per row
   for (int c = threadIdx.x; c < (BM + BN) * CHUNKS; c += THREADS) {
     const int r = c / CHUNKS, k = k0 + (c % CHUNKS) * 8;
@@ -50,22 +50,21 @@ __device__ __forceinline__ void step1_load_slot(bf16* slot, const GemmArgs& g, i
 
 /// 8 warps as 2 x 4, each computing 64 x 32 of the 128 x 128 tile: per K16 step 4 A
 /// fragments and 4 B fragments by ldmatrix, then 16 mma.sync.
-__global__ void __launch_bounds__(step1::THREADS)
+__global__ void __launch_bounds__(THREADS)
     gemm_step1_mma_sync_kernel(GemmArgs g) {
-  using namespace step1;
   extern __shared__ __align__(128) unsigned char smem[];
   bf16* ring = reinterpret_cast<bf16*>(smem);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int wm = (warp / 4) * 64, wn = (warp % 4) * 32;
   const int tiles_m = ceil_div(g.M, BM), num_tiles = tiles_m * ceil_div(g.N, BN);
   const int ktiles = ceil_div(g.K, BK);
-  for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
-    const TileCoord tc = tile_coord(t, tiles_m, BM, BN);
+  for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
+    const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
     float acc[4][4][4] = {};
     // Prologue: k-tiles 0 .. STAGES-2 in flight, one commit group each (an empty group past
     // the end keeps "the N newest groups" counting k-tiles).
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < ktiles) step1_load_slot(ring + s * SLOT_ELEMS, g, tc.m0, tc.n0, s * BK);
+      if (s < ktiles) load_slot(ring + s * SLOT_ELEMS, g, tc.m0, tc.n0, s * BK);
       tut::cp_async_commit_group();
     }
     tut::RingPosition<STAGES> read, write;  // slot computed now, slot refilled now
@@ -75,7 +74,7 @@ __global__ void __launch_bounds__(step1::THREADS)
       __syncthreads();  // ...and everyone's; and everyone is done computing k-tile kt-1,
                         // whose slot is the one refilled next
       if (kt + STAGES - 1 < ktiles)
-        step1_load_slot(ring + write.slot * SLOT_ELEMS, g, tc.m0, tc.n0, (kt + STAGES - 1) * BK);
+        load_slot(ring + write.slot * SLOT_ELEMS, g, tc.m0, tc.n0, (kt + STAGES - 1) * BK);
       tut::cp_async_commit_group();
       write.advance();
       const bf16* sa = ring + read.slot * SLOT_ELEMS;
@@ -110,4 +109,12 @@ __global__ void __launch_bounds__(step1::THREADS)
   }
 }
 
-}  // namespace ch16
+/// One block per 128 x 128 tile; two fit on an SM (80 KiB of shared memory and 128
+/// registers x 256 threads each), which the table's blocks/SM column reports.
+inline void launch(const GemmArgs& g, cudaStream_t s) {
+  const int fit = tut::resident_occupancy(gemm_step1_mma_sync_kernel, THREADS, SMEM_BYTES);
+  const int tiles = ceil_div(g.M, BM) * ceil_div(g.N, BN);
+  gemm_step1_mma_sync_kernel<<<tile_grid(tiles, fit), THREADS, SMEM_BYTES, s>>>(g);
+}
+
+}  // namespace ch16::step1

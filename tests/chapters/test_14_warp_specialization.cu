@@ -11,7 +11,8 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "host.cuh"
+#define TUTORIAL_NO_MAIN  // the chapter's program without its main(): Problem, variants()
+#include "main.cu"
 
 namespace {
 

@@ -8,7 +8,8 @@
 
 #include "common/launch.cuh"
 #include "gpu_test.cuh"
-#include "host.cuh"
+#define TUTORIAL_NO_MAIN  // the chapter's program without its main(): Problem, variants()
+#include "main.cu"
 
 namespace {
 
@@ -100,11 +101,11 @@ TEST(Ch16Negative, ParityBugNeedsASecondLap) {
 TEST(Ch16Laps, LargestCheckSizeWrapsEveryRingThreeTimesOnTwoBlocks) {
   // Host arithmetic for the harness's lap check (517^3 on a grid capped at 2 blocks).
   const int s = 517;
-  const int ws_ktiles = ch16::ceil_div(s, ch16::ws::BK);
-  const int ws_tiles = ch16::ceil_div(s, ch16::ws::BM) * ch16::ceil_div(s, ch16::ws::BN);
-  EXPECT_GE((ws_tiles / 2) * ws_ktiles, 3 * ch16::ws::STAGES);  // steps 2, 3 (per block)
-  const int pairs = ch16::ceil_div(ch16::ceil_div(s, ch16::cl::BM), 2) * ch16::ceil_div(s, ch16::cl::BN);
-  EXPECT_GE(pairs * ws_ktiles, 3 * ch16::cl::STAGES);  // steps 4, 5: one cluster walks all pairs
+  const int ws_ktiles = ch16::ceil_div(s, ch16::step3::BK);
+  const int ws_tiles = ch16::ceil_div(s, ch16::step3::BM) * ch16::ceil_div(s, ch16::step3::BN);
+  EXPECT_GE((ws_tiles / 2) * ws_ktiles, 3 * ch16::step3::STAGES);  // steps 2, 3 (per block)
+  const int pairs = ch16::ceil_div(ch16::ceil_div(s, ch16::step4::BM), 2) * ch16::ceil_div(s, ch16::step4::BN);
+  EXPECT_GE(pairs * ws_ktiles, 3 * ch16::step4::STAGES);  // steps 4, 5: one cluster walks all pairs
   EXPECT_GE(ch16::ceil_div(s, ch16::step1::BK), 3 * ch16::step1::STAGES);  // step 1, per tile
 }
 

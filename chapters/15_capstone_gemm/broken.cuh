@@ -1,12 +1,14 @@
-// Chapter 15's negative: a copy of gemm_v2_smem_kernel (chapters/15_capstone_gemm/kernels.cuh)
-// with the line that places B's tile broken and marked BUG. It must FAIL under --check-only.
-// The chapter's host.cuh includes this file after its Problem.
+/// @file broken.cuh
+/// @brief Chapter 15's negative: a copy of gemm_v2_smem_kernel (kernels.cuh) with the line that
+///        places B's tile broken and marked BUG, its launcher and its registration. It must
+///        FAIL under --check-only.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include "common/harness.cuh"
 #include "common/launch.cuh"
+#include "kernels.cuh"
 
 namespace ch15 {
 
@@ -40,7 +42,9 @@ inline void launch_gemm_v9(const GemmArgs& g, cudaStream_t s) {
   gemm_v9_wrong_b_offset_kernel<<<grid, dim3(T2, T2), 0, s>>>(g);
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+/// Registers the negative on the chapter's variant list (@p Problem: main.cu's).
+template <class Problem>
+void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_wrong_b_offset", "v9 BROKEN: B tile at A's offset",
         "negative: v2 loading B's tile with the row-block offset; must FAIL",
         [](Problem& p, cudaStream_t s) { launch_gemm_v9(p.args(), s); })

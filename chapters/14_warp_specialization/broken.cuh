@@ -1,7 +1,9 @@
-// Chapter 14's negatives: short copies of ws_v1_tma_kernel (chapters/14_warp_specialization/
-// kernels.cuh) with the changed lines marked // BUG:, and their launchers. Each must FAIL under
-// --check-only, and neither can hang: every wait is bounded, and a wait that gives up is
-// reported through the error word. The chapter's host.cuh includes this file after its Problem.
+/// @file broken.cuh
+/// @brief Chapter 14's negatives: copies of ws_v1_tma_kernel (kernels.cuh, without its trace
+///        points) with the changed line marked // BUG:, their launchers and their registration.
+///
+/// Each must FAIL under --check-only, and neither can hang: every wait is bounded, and a wait
+/// that gives up names itself (role, barrier, slot, parity, tile) through the error word.
 //   v9 early release  a consumer arrives on empty[s] before it reads the slot
 //   v9 empty count    empty[s] is initialised to expect one arrival more than the consumers
 //                     make; the bug exists only from the ring's second lap on, so it needs a
@@ -19,6 +21,7 @@
 #include "common/harness.cuh"
 #include "common/launch.cuh"
 #include "common/ring.cuh"
+#include "kernels.cuh"
 
 namespace ch14 {
 
@@ -44,7 +47,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);
       ptx::mbarrier_init(&empty[s], CONSUMERS);
     }
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    ptx::fence_proxy_async(ptx::space_shared);  // init -> TMA (no cluster)
   }
   __syncthreads();
   tut::RingPosition<NEG_STAGES> pos;
@@ -52,10 +55,9 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x != 0) return;
     for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
       const std::size_t tile = tut::block_tile(j);
-      if (j >= NEG_STAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1u)) {
-        atomicOr(d_error, tut::kErrorWaitTimedOut);
+      const auto empty_site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_tile(j);
+      if (j >= NEG_STAGES && !tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1u, d_error, empty_site))
         return;
-      }
       const std::uint32_t bytes = static_cast<std::uint32_t>(tile_vecs(n_vecs, tile)) * 16u;
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                      &full[pos.slot], bytes);
@@ -69,16 +71,16 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t tile = tut::block_tile(j);
     const int count = tile_vecs(n_vecs, tile);
     uint4 r[VECS_PER_CONSUMER];
-    if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) {
-      atomicOr(d_error, tut::kErrorWaitTimedOut);
-      return;
-    }
+    const auto full_site = tut::WaitSite::consumer_warp(threadIdx.x / 32)
+                               .on(tut::Barrier::kFull, pos.slot)
+                               .at_tile(j)
+                               .expecting(static_cast<unsigned>(count) * 16u);
+    if (!tut::wait_or_report(&full[pos.slot], pos.phase, d_error, full_site)) return;
     ptx::mbarrier_arrive(&empty[pos.slot]);  // BUG: the slot is handed back before it is read
     const bool overwritten = j + NEG_STAGES < my_tiles;  // the producer refills this slot
-    if (overwritten && !tut::wait_parity_bounded(&full[pos.slot], pos.phase ^ 1u)) {
-      atomicOr(d_error, tut::kErrorWaitTimedOut);
+    if (overwritten &&
+        !tut::wait_or_report(&full[pos.slot], pos.phase ^ 1u, d_error, full_site.at_tile(j + NEG_STAGES)))
       return;
-    }
     read_slot(s_ring + pos.slot * TILE_VECS, r, count, c);
     compute_and_store(r, d_out, tile, count, c, intensity);
   }
@@ -108,7 +110,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);
       ptx::mbarrier_init(&empty[s], CONSUMERS + 1);  // BUG: one arrival more than will come
     }
-    ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
+    ptx::fence_proxy_async(ptx::space_shared);  // init -> TMA (no cluster)
   }
   __syncthreads();
   tut::RingPosition<NEG_STAGES> pos;
@@ -116,10 +118,9 @@ __global__ void __launch_bounds__(THREADS)
     if (threadIdx.x != 0) return;
     for (std::size_t j = 0; j < my_tiles; ++j, pos.advance()) {
       const std::size_t tile = tut::block_tile(j);
-      if (j >= NEG_STAGES && !tut::wait_parity_bounded(&empty[pos.slot], pos.phase ^ 1u)) {
-        atomicOr(d_error, tut::kErrorWaitTimedOut);
+      const auto empty_site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_tile(j);
+      if (j >= NEG_STAGES && !tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1u, d_error, empty_site))
         return;
-      }
       const std::uint32_t bytes = static_cast<std::uint32_t>(tile_vecs(n_vecs, tile)) * 16u;
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                      &full[pos.slot], bytes);
@@ -133,12 +134,13 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t tile = tut::block_tile(j);
     const int count = tile_vecs(n_vecs, tile);
     uint4 r[VECS_PER_CONSUMER];
-    if (!tut::wait_parity_bounded(&full[pos.slot], pos.phase)) {
-      atomicOr(d_error, tut::kErrorWaitTimedOut);
-      return;
-    }
+    const auto full_site = tut::WaitSite::consumer_warp(threadIdx.x / 32)
+                               .on(tut::Barrier::kFull, pos.slot)
+                               .at_tile(j)
+                               .expecting(static_cast<unsigned>(count) * 16u);
+    if (!tut::wait_or_report(&full[pos.slot], pos.phase, d_error, full_site)) return;
     read_slot(s_ring + pos.slot * TILE_VECS, r, count, c);
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads, before the release
     ptx::mbarrier_arrive(&empty[pos.slot]);
     compute_and_store(r, d_out, tile, count, c, intensity);
   }
@@ -146,21 +148,20 @@ __global__ void __launch_bounds__(THREADS)
 
 /// v9 early release: one block, so every slot is reused once there are > NEG_STAGES tiles.
 inline void launch_ws_early_release(const WsArgs& a, cudaStream_t s) {
-  constexpr int smem = NEG_STAGES * TILE_BYTES + RING_PAD_BYTES;
-  const unsigned grid = tut::persistent_grid(ws_early_release_kernel, THREADS, 1, 1, smem);
-  ws_early_release_kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity, a.error);
+  tut::launch_persistent(ws_early_release_kernel, THREADS, NEG_STAGES * TILE_BYTES + RING_PAD_BYTES,
+                         1, 1, s, a.in, a.out, a.n_vecs, a.intensity, a.error);
 }
 
 /// v9 empty count: the usual persistent grid; it fails where some block makes a second lap.
 inline void launch_ws_empty_count(const WsArgs& a, int sm_count, int blocks_per_sm,
                                   cudaStream_t s) {
-  constexpr int smem = NEG_STAGES * TILE_BYTES + RING_PAD_BYTES;
-  const unsigned grid =
-      tut::persistent_grid(ws_empty_count_kernel, THREADS, sm_count, blocks_per_sm, smem);
-  ws_empty_count_kernel<<<grid, THREADS, smem, s>>>(a.in, a.out, a.n_vecs, a.intensity, a.error);
+  tut::launch_persistent(ws_empty_count_kernel, THREADS, NEG_STAGES * TILE_BYTES + RING_PAD_BYTES,
+                         sm_count, blocks_per_sm, s, a.in, a.out, a.n_vecs, a.intensity, a.error);
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+/// Registers the negatives on the chapter's variant list (@p Problem: main.cu's).
+template <class Problem>
+void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_early_release", "v9 BROKEN: release before read",
         "negative: consumers free the slot, then read the overwritten data; must FAIL",
         [](Problem& p, cudaStream_t s) { launch_ws_early_release(p.args(), s); })

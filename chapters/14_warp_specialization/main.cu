@@ -9,7 +9,7 @@
 /// and the 2- and 4-stage rings. Reading order: the CPU reference and the Problem, the variant
 /// registry, the --timeline run, the sweep, main. The negatives are in broken.cuh.
 /// Run:    build/bin/ch14_warp_specialization [--intensity=32] [--blocks-per-sm=1] [--size=1G]
-/// Tests include this file with TUTORIAL_NO_MAIN defined, for the Problem and the registry.
+/// Tests include this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -149,7 +149,7 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
 
 }  // namespace ch14
 
-#ifndef TUTORIAL_NO_MAIN
+#ifndef TUTORIAL_CHAPTER_TEST
 namespace {
 
 bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
@@ -211,4 +211,4 @@ int main(int argc, char** argv) {
   ch.timeline = ch14::record_timeline;  // --timeline: v1 at 2 and 4 slots traced (above)
   return tut::run_chapter(argc, argv, ch);
 }
-#endif  // TUTORIAL_NO_MAIN
+#endif  // TUTORIAL_CHAPTER_TEST

@@ -9,7 +9,7 @@
 /// Reading order: cuBLAS and the tensor maps, the CPU reference and its tolerance, the Problem,
 /// the variant registry, main. The kernels are in kernels.cuh, the negative in broken.cuh.
 /// Run:    build/bin/ch15_capstone_gemm [--size=4096] [--variant=v4_cp_async,cublas] [--list]
-/// Tests include this file with TUTORIAL_NO_MAIN defined, for the Problem and the registry.
+/// Tests include this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #include <cublas_v2.h>
 #include <cuda.h>  // CUtensorMap and the encoder's types (the encoder is fetched at run time)
 #include <cudaTypedefs.h>
@@ -193,7 +193,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 }  // namespace ch15
 
-#ifndef TUTORIAL_NO_MAIN
+#ifndef TUTORIAL_CHAPTER_TEST
 #include <string>
 
 int main(int argc, char** argv) {
@@ -212,4 +212,4 @@ int main(int argc, char** argv) {
   ch.tour_baseline = "v3_register";
   return tut::run_chapter(argc, argv, ch);
 }
-#endif  // TUTORIAL_NO_MAIN
+#endif  // TUTORIAL_CHAPTER_TEST

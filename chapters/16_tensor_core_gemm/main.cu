@@ -9,7 +9,7 @@
 /// --sweep=0) runs a size sweep 1024..8192 written beside --json (tut::gemm_size_sweep,
 /// common/gemm_host.cuh: chapter 15's sweep, so both ladders plot side by side).
 /// Reading order: the problem and its reference, cuBLAS and the tensor maps, the variant
-/// registry, the timeline, main. Tests include this file with TUTORIAL_NO_MAIN defined.
+/// registry, the timeline, main. Tests include this file with TUTORIAL_CHAPTER_TEST defined.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled
@@ -211,8 +211,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 }  // namespace ch16
 
-// A test includes this file with TUTORIAL_NO_MAIN defined, for the Problem and the registry.
-#ifndef TUTORIAL_NO_MAIN
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
 namespace {
 
 // --timeline: step 3 traced on a 2048^3 problem (--size caps it lower; 128 output tiles of
@@ -260,4 +260,4 @@ int main(int argc, char** argv) {
   ch.timeline = record_timeline;  // --timeline: step 3 traced at 2048^3 (or --size, if less)
   return tut::run_chapter(argc, argv, ch);
 }
-#endif  // TUTORIAL_NO_MAIN
+#endif  // TUTORIAL_CHAPTER_TEST

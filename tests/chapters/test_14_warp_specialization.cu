@@ -11,7 +11,7 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#define TUTORIAL_NO_MAIN  // the chapter's program without its main(): Problem, variants()
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
 #include "main.cu"
 
 namespace {

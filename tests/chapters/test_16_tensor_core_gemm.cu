@@ -8,7 +8,7 @@
 
 #include "common/launch.cuh"
 #include "gpu_test.cuh"
-#define TUTORIAL_NO_MAIN  // the chapter's program without its main(): Problem, variants()
+#define TUTORIAL_CHAPTER_TEST  // the chapter's program without its main(): Problem, variants()
 #include "main.cu"
 
 namespace {

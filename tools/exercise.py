@@ -227,7 +227,10 @@ def find_tools(cache, cuobjdump):
 
 
 def run_tool(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    env = dict(os.environ)  # cuobjdump runs the nvdisasm it finds on PATH: the one beside it
+    if os.sep in cmd[0]:
+        env["PATH"] = os.path.dirname(os.path.abspath(cmd[0])) + os.pathsep + env.get("PATH", "")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return proc.returncode, proc.stdout + proc.stderr
 
 
@@ -408,7 +411,8 @@ def check(args):
     if not gpu_present() or not cache:
         print("result: every rule holds. No GPU here, so the code was NOT run: the rules "
               "check the instructions it compiles to, not its results. On a GPU, "
-              f"build/bin/{target} --check-only (or this command again) checks the results.")
+              f"{os.path.relpath(build)}/bin/{target} --check-only (or this command again) "
+              "checks the results.")
         return 0
     rc = run_on_gpu(build, target)
     if rc == 77:

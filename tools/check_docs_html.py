@@ -19,8 +19,9 @@ Fails (exit 1, one line per problem with the page and the text around it) on:
   * a wide figure left at its own size: an image more than 1000 px wide with neither a
     width of its own nor a stylesheet of the page that caps images at the text width
     (max-width: 100%), so it runs off a normal window;
-  * a path of the machine that made a file (/root/..., /home/..., /work/...), in prose or in
-    code, e.g. a --timeline= folder copied from a run's command;
+  * a path of the machine that made a file (/root/..., /home/..., /work/...), in prose, in
+    code, or in the text a figure carries (the PNG's tEXt chunks: tools/plot_timeline.py
+    puts its footer there), e.g. a --timeline= folder copied from a run's command;
   * a figure path shown as code without a link (`docs/.../x.png` the reader cannot open);
   * a page named after a chapter ("ch00_gpu_ceiling"): the Markdown file has no title line,
     so Doxygen titled it with its first section.
@@ -162,6 +163,25 @@ def png_width(root, src):
     return int.from_bytes(head[16:20], "big")
 
 
+def png_texts(root, src):
+    """The tEXt chunks of a PNG of the site, as one string ('' for anything else)."""
+    path = os.path.join(root, unquote(urlsplit(src).path))
+    if urlsplit(src).scheme or not path.lower().endswith(".png") or not os.path.isfile(path):
+        return ""
+    with open(path, "rb") as f:
+        data = f.read()
+    texts, at = [], 8
+    while at + 8 <= len(data):
+        length = int.from_bytes(data[at:at + 4], "big")
+        kind = data[at + 4:at + 8]
+        if kind == b"tEXt":
+            texts.append(data[at + 8:at + 8 + length].replace(b"\0", b": ").decode("latin-1"))
+        if kind == b"IEND":
+            break
+        at += 12 + length
+    return "\n".join(texts)
+
+
 STYLESHEETS = {}
 
 
@@ -230,6 +250,9 @@ def check_site(root):
                             "file needs a title line (# ...) of its own")
         capped = any(SCALED_BY_CSS.search(stylesheet_text(root, href)) for href in p.stylesheets)
         for src, attrs in p.images:
+            for m in MACHINE_PATH.finditer(png_texts(root, src)):
+                problems.append(f"{name}: figure {src} carries a path of the machine that made "
+                                f"it: '{m.group(0)}'")
             width = png_width(root, src)
             scaled = capped or attrs.get("width") or "max-width" in (attrs.get("style") or "")
             if width and width > WIDE_PX and not scaled:
@@ -287,6 +310,7 @@ SELF_TEST_PAGES = {  # page -> (html body, text the problem must contain, or Non
     "widescaled.html": ('<link href="capped.css" rel="stylesheet" type="text/css"/>'
                         '<div class="image"><img src="wide.png"/></div>', None),
     "widesized.html": ('<img src="wide.png" width="100%"/>', None),
+    "machinefig.html": ('<img src="footer.png" width="100%"/>', "carries a path of the machine"),
 }
 SELF_TEST_TITLES = {"untitled.html": ("t | ch00_gpu_ceiling", "needs a title line")}
 
@@ -305,6 +329,12 @@ def self_test():
         with open(os.path.join(root, "wide.png"), "wb") as f:  # a PNG header: 1800 x 600 px
             f.write(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + (1800).to_bytes(4, "big")
                     + (600).to_bytes(4, "big"))
+        with open(os.path.join(root, "footer.png"), "wb") as f:  # a footer in a tEXt chunk
+            text = b"Description\0ch04 --timeline=/root/out/ch04.json"
+            f.write(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIHDR" + (900).to_bytes(4, "big")
+                    + (600).to_bytes(4, "big") + b"\x08\x02\x00\x00\x00" + b"CRC!"
+                    + len(text).to_bytes(4, "big") + b"tEXt" + text + b"CRC!"
+                    + b"\x00\x00\x00\x00IEND" + b"CRC!")
         with open(os.path.join(root, "capped.css"), "w") as f:
             f.write("div.image img { max-width: 100%; height: auto; }\n")
         problems, _ = check_site(root)

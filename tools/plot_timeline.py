@@ -154,7 +154,9 @@ def plot(panels, out, until_us, footer):
     if footer:
         fig.text(0.01, 0.005, footer, fontsize=6, color="0.35")
     fig.tight_layout(rect=(0, 0.02, 1, 0.97))
-    fig.savefig(out, dpi=150)
+    # the footer's text also goes into the PNG (a tEXt "Description"), where the docs check
+    # (tools/check_docs_html.py) can read what the picture says
+    fig.savefig(out, dpi=150, metadata={"Description": footer} if footer else None)
     plt.close(fig)
     print(f"wrote {out}")
 

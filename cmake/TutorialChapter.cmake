@@ -158,7 +158,7 @@ function(tutorial_add_chapter name)
       # Listed, and reported as skipped with the reason, so a missing tool is never silent.
       add_test(NAME ${name}_sass
         COMMAND ${Python3_EXECUTABLE} -c
-                "print('SKIP: cuobjdump not found, so the SASS assertions cannot run; install it (README.md, Requirements) and reconfigure'); raise SystemExit(77)")
+                "print('SKIP: cuobjdump not found, so the SASS assertions cannot run; install it (README.md, Two commands) and reconfigure'); raise SystemExit(77)")
     endif()
     set_tests_properties(${name}_sass PROPERTIES LABELS "inspect;sass" SKIP_RETURN_CODE 77)
     # Every rule can fail: each `mutate` counterexample of asm_expect.txt is built (PTX, and
@@ -203,10 +203,15 @@ endfunction()
 # EXERCISE-BEGIN/END regions of the chapter's files into TODO gaps and copies the rest.
 #   - A student's copy, exercises/NN_topic/ (tools/exercise.py new NN; not tracked by git), is
 #     built as <name>_exercise from its own main.cu (a quoted #include looks in the including
-#     file's folder first, so it picks up the copy's kernels). CTest <name>_exercise (label
-#     "student-exercise", outside the default test preset) runs it with --check-only.
-#   - <name>_exercise_compiles (label "inspect", in CI) generates the exercise into the build
-#     folder and compiles it to PTX: every exercise as shipped compiles.
+#     file's folder first, so it picks up the copy's kernels). It is outside `all`: a half-done
+#     copy never breaks `cmake --build build` or the test preset; it is built when asked for
+#     (--target <name>_exercise), by `tools/exercise.py check NN` on a GPU machine, and by
+#     CTest <name>_exercise (label "student-exercise", outside the test preset), which builds
+#     it and runs it with --check-only.
+#   - <name>_exercise_check (label "exercise_check", in CI): `tools/exercise.py check` on the
+#     exercise as shipped must FAIL, naming the missing protocol steps (so the gaps are real
+#     and the rules can see them), and on the chapter's own files it must pass. No GPU: the
+#     copy is compiled to PTX and a cubin for one architecture and held to asm_expect.txt.
 #   - With TUTORIAL_BUILD_EXERCISES=ON, <name>_exercise_unsolved is the generated exercise
 #     built for the GPU, and <name>_exercise_unsolved_fails (label "exercise", the GPU job)
 #     requires it to FAIL the chapter's check: the gaps are real.
@@ -232,28 +237,46 @@ function(tutorial_add_exercise name bin_archs ptx_archs sources libraries)
   if(EXISTS ${student_dir}/main.cu)
     set(student_sources ${sources})
     list(TRANSFORM student_sources PREPEND ${student_dir}/)
-    add_executable(${name}_exercise ${student_sources})
+    add_executable(${name}_exercise EXCLUDE_FROM_ALL ${student_sources})
     target_include_directories(${name}_exercise PRIVATE ${student_dir})
     target_link_libraries(${name}_exercise PRIVATE tutorial_common ${libraries})
     set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+    # its skip message says that the student's code was not run, and names the no-GPU check
+    string(SUBSTRING ${topic} 0 2 chapter_number)
+    target_compile_definitions(${name}_exercise PRIVATE TUTORIAL_EXERCISE="${chapter_number}")
     tutorial_cuda_flags(${name}_exercise)
+    add_test(NAME ${name}_exercise_build
+      COMMAND ${CMAKE_COMMAND} --build ${CMAKE_BINARY_DIR} --target ${name}_exercise)
+    set_tests_properties(${name}_exercise_build PROPERTIES LABELS "student-exercise"
+      FIXTURES_SETUP ${name}_exercise_built)
     add_test(NAME ${name}_exercise COMMAND ${name}_exercise --check-only)
-    set_tests_properties(${name}_exercise PROPERTIES LABELS "student-exercise" SKIP_RETURN_CODE 77)
+    set_tests_properties(${name}_exercise PROPERTIES LABELS "student-exercise" SKIP_RETURN_CODE 77
+      FIXTURES_REQUIRED ${name}_exercise_built)
   endif()
 
   if(NOT has_gaps)
     return()
   endif()
-  # CI: the exercise as shipped compiles (device and host code through nvcc's front end).
-  list(GET ptx_archs 0 first_arch)
-  string(REGEX MATCH "^[0-9]+a?" first_arch "${first_arch}")
-  add_test(NAME ${name}_exercise_compiles
+  # CI: the exercise as shipped fails tools/exercise.py check, the chapter's own files pass it.
+  # One architecture, the newest the binary is built for; the solution's PTX is the build's
+  # own listing when there is one for that architecture (only ptxas and cuobjdump run again).
+  list(GET bin_archs -1 check_arch)
+  string(REGEX MATCH "^[0-9]+a?" check_arch "${check_arch}")
+  set(solution_ptx "")
+  foreach(a IN LISTS ptx_archs)
+    string(REGEX MATCH "^[0-9]+a?" a "${a}")
+    if(a STREQUAL check_arch)
+      set(solution_ptx ${CMAKE_BINARY_DIR}/ptx/${name}.sm_${a}.ptx)
+    endif()
+  endforeach()
+  add_test(NAME ${name}_exercise_check
     COMMAND ${CMAKE_COMMAND} -DPYTHON=${Python3_EXECUTABLE}
-            -DTOOL=${PROJECT_SOURCE_DIR}/tools/exercise.py -DTOPIC=${topic}
-            -DOUT=${CMAKE_BINARY_DIR}/exercise-check -DNVCC=${CMAKE_CUDA_COMPILER}
-            -DARCH=${first_arch} -DROOT=${PROJECT_SOURCE_DIR}
-            -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_compiles.cmake)
-  set_tests_properties(${name}_exercise_compiles PROPERTIES LABELS "inspect")
+            -DTOOL=${PROJECT_SOURCE_DIR}/tools/exercise.py -DTOPIC=${topic} -DARCH=${check_arch}
+            -DSOLUTION_PTX=${solution_ptx} -DCUOBJDUMP=${TUTORIAL_CUOBJDUMP}
+            -DBUILD=${CMAKE_BINARY_DIR}
+            -P ${PROJECT_SOURCE_DIR}/cmake/check_exercise_check.cmake)
+  set_tests_properties(${name}_exercise_check PROPERTIES LABELS "exercise_check"
+    SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
 
   # GPU job: the unsolved exercise, generated at build time, must fail its check.
   if(TUTORIAL_BUILD_EXERCISES)

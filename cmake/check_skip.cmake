@@ -32,3 +32,19 @@ if(NOT rc EQUAL 77 OR NOT after STREQUAL "{\"earlier\": true}\n")
   message(FATAL_ERROR "a skipped run with --json: exit ${rc} (want 77), file now:\n${after}")
 endif()
 message("ok: a skipped run leaves an earlier --json file as it was")
+
+# The --timeline and --json checks before the run probe the folder with a file of their own:
+# an existing file beside the path (here the name the --timeline probe once used) survives.
+set(beside ${CMAKE_CURRENT_BINARY_DIR}/${exe_name}.timeline.json.tmp)
+file(WRITE ${beside} "not a probe\n")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env CUDA_VISIBLE_DEVICES= ${EXE} --check-only
+                        --timeline=${CMAKE_CURRENT_BINARY_DIR}/${exe_name}.timeline.json
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 120)
+file(READ ${beside} after)
+file(REMOVE ${beside})
+if(NOT (rc EQUAL 77 OR (rc EQUAL 2 AND err MATCHES "no in-kernel timeline")) OR
+   NOT after STREQUAL "not a probe\n")
+  message(FATAL_ERROR "a skipped run with --timeline: exit ${rc} (want 77), the file beside it "
+                      "now:\n${after}\n${err}")
+endif()
+message("ok: the --timeline check leaves a file beside the path as it was")

@@ -36,6 +36,14 @@ if(PYTHON)
   if(NOT summary_rc EQUAL 0)
     message(WARNING "tools/tour_summary.py failed (${summary_rc})")
   endif()
+  file(GLOB measured ${RESULTS_DIR}/ch[0-9][0-9]_*.json)
+  if(NOT measured)
+    # nothing ran (tools/tour_summary.py said why): nothing to plot or trace either
+    if(failed)
+      message(FATAL_ERROR "chapters that failed: ${failed}")
+    endif()
+    return()
+  endif()
   # Plots, when matplotlib is there (optional: the tour never fails for want of it).
   execute_process(COMMAND ${PYTHON} ${PLOT_SCRIPT} ${RESULTS_DIR} ${RESULTS_DIR}/plots
     RESULT_VARIABLE plot_rc OUTPUT_VARIABLE plot_out ERROR_VARIABLE plot_err)

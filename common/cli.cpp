@@ -47,13 +47,13 @@ bool parse_size(const std::string& text, std::uint64_t& out, std::string& error)
       case 'M': multiplier = 1ull << 20; break;
       case 'G': multiplier = 1ull << 30; break;
       default:
-        error = "'" + text + "' is not a number (allowed suffixes: K, M, G)";
+        error = "'" + text + "' is not a number; the allowed suffixes are K, M and G";
         return false;
     }
     digits.pop_back();
   }
   if (!all_digits(digits)) {
-    error = "'" + text + "' is not a number (allowed suffixes: K, M, G)";
+    error = "'" + text + "' is not a number; the allowed suffixes are K, M and G";
     return false;
   }
   std::uint64_t value = 0;
@@ -123,7 +123,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
     if (arg == "--help" || arg == "-h") { o.help = true; continue; }
     if (arg == "--check-only") { o.check_only = true; continue; }
     if (arg == "--list") { o.list = true; continue; }
-    if (arg.rfind("--", 0) != 0) return fail("'" + arg + "': unexpected argument (options start with --)");
+    if (arg.rfind("--", 0) != 0) return fail("'" + arg + "': unexpected argument; options start with --");
 
     // --name=value or --name value
     std::string name = arg.substr(2);
@@ -149,7 +149,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
 
     std::string why;
     if (name == "variant") {
-      if (split_commas(value).empty()) return fail("--variant: needs a variant key (see --list)");
+      if (split_commas(value).empty()) return fail("--variant: needs a variant key, from --list");
       o.variant = value;
     } else if (name == "size") {
       std::uint64_t size = 0;

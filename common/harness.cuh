@@ -266,6 +266,19 @@ Timing time_variant(Problem& problem, const Variant<Problem>& v, cudaStream_t st
 
 namespace detail {
 
+/// In a student's exercise build (tutorial_add_exercise defines TUTORIAL_EXERCISE="NN"), the
+/// line that follows a SKIP: the student's code was not run, and the check that needs no GPU.
+/// Empty in the chapters themselves.
+inline const char* exercise_not_run_note() {
+#ifdef TUTORIAL_EXERCISE
+  return "your exercise code was NOT run, so nothing checked it; without a GPU, "
+         "`python3 tools/exercise.py check " TUTORIAL_EXERCISE "` holds the instructions it "
+         "compiles to against the chapter's rules\n";
+#else
+  return "";
+#endif
+}
+
 /// Resolve --variant to registry indices. Empty vector + error text on an unknown key.
 template <class Problem>
 std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::string& spec,
@@ -288,7 +301,7 @@ std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::
     if (!found) {
       error = "--variant: unknown variant '" + key + "'; valid keys:";
       for (const auto& v : ch.variants) error += " " + v.key;
-      error += " (or all, negative, perturb-negative)";
+      error += ", or all, negative, perturb-negative";
       return {};
     }
   }
@@ -373,8 +386,8 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     if (*opt.size > ch.max_size) {
       std::fprintf(stderr, "%s\n",
                    usage_error("--size: " + detail::size_text(ch, *opt.size) +
-                               " is larger than this chapter supports (" +
-                               detail::size_text(ch, ch.max_size) + ")")
+                               " is larger than this chapter supports, at most " +
+                               detail::size_text(ch, ch.max_size))
                        .c_str());
       return kExitUsage;
     }
@@ -385,15 +398,11 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
                    usage_error("--timeline: this chapter has no in-kernel timeline").c_str());
       return kExitUsage;
     }
-    const std::string probe = opt.timeline_path + ".tmp";  // fail now, not after a long run
-    FILE* f = std::fopen(probe.c_str(), "w");
-    if (!f) {
-      std::fprintf(stderr, "%s\n",
-                   usage_error("--timeline: cannot write '" + opt.timeline_path + "'").c_str());
+    std::string why;  // fail now, not after a long run; the probe touches no existing file
+    if (!json_path_writable(opt.timeline_path, why)) {
+      std::fprintf(stderr, "%s\n", usage_error("--timeline: " + why).c_str());
       return kExitUsage;
     }
-    std::fclose(f);
-    std::remove(probe.c_str());
   }
   if (!opt.json_path.empty()) {  // fail now, not after a long run; the file itself is
     std::string why;               // replaced only at the end, and only by a passing run
@@ -411,14 +420,22 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   report.tour_baseline = ch.tour_baseline;
   report.check_only = opt.check_only;
   report.seed = opt.seed ? *opt.seed : fresh_seed();
+#ifdef TUTORIAL_EXERCISE  // a student's copy (tutorial_add_exercise): its skip says what it means
+  if (const std::string why = gpu_missing_reason(ch.min_cc_major, ch.min_cc_minor); !why.empty()) {
+    std::printf("SKIP: %s exercise needs a GPU of compute capability %d.%d or newer: %s\n%s",
+                ch.id.c_str(), ch.min_cc_major, ch.min_cc_minor, why.c_str(),
+                detail::exercise_not_run_note());
+    return kExitSkip;
+  }
+#endif
   report.device = require_cc(ch.min_cc_major, ch.min_cc_minor, ch.id);  // exits 77 if unmet
   // The binary must hold code for this GPU, compiled for at least the chapter's minimum
   // architecture; otherwise its kernels would run from the wrong (or no) image.
   const int chapter_cc = ch.min_cc_major * 10 + ch.min_cc_minor;
   if (const std::string why = missing_arch_reason(chapter_cc); !why.empty()) {
-    std::printf("SKIP: %s on %s (compute capability %d.%d): %s\n", ch.id.c_str(),
+    std::printf("SKIP: %s on %s (compute capability %d.%d): %s\n%s", ch.id.c_str(),
                 report.device.name.c_str(), report.device.cc_major, report.device.cc_minor,
-                why.c_str());
+                why.c_str(), detail::exercise_not_run_note());
     return kExitSkip;
   }
 
@@ -475,8 +492,8 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   for (const ResultRow& row : rows) runnable += row.skipped ? 0 : 1;
   if (runnable == 0) {
     std::printf("SKIP: %s: none of the selected variants can run on this GPU from this binary "
-                "(%s)\n",
-                ch.id.c_str(), rows.front().check_detail.c_str());
+                "(%s)\n%s",
+                ch.id.c_str(), rows.front().check_detail.c_str(), detail::exercise_not_run_note());
     CUDA_CHECK(cudaStreamDestroy(stream));
     return kExitSkip;
   }

@@ -1,6 +1,8 @@
 #include "report.hpp"
 
-#include <unistd.h>  // getpid
+#include <fcntl.h>     // open (O_EXCL: the probe never touches an existing file)
+#include <sys/stat.h>  // stat (a directory is not a file to write)
+#include <unistd.h>    // getpid, close
 
 #include <algorithm>
 #include <cerrno>
@@ -88,15 +90,33 @@ std::string temporary_beside(const std::string& path) {
 }  // namespace
 
 bool json_path_writable(const std::string& path, std::string& error) {
-  const std::string tmp = temporary_beside(path);
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (!f) {
-    error = "cannot create a file beside '" + path + "': " + std::strerror(errno);
+  struct stat st {};
+  if (path.empty() || path.back() == '/' ||
+      (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))) {
+    error = "'" + path + "' is a directory; name a file in it, such as '" + path +
+            (path.empty() || path.back() == '/' ? "" : "/") + "out.json'";
     return false;
   }
-  std::fclose(f);
-  std::remove(tmp.c_str());
-  return true;
+  const std::size_t slash = path.rfind('/');
+  const std::string folder = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  // The probe is a new file of its own (O_EXCL: an existing file of that name is never
+  // opened, so never truncated or removed); only what the probe created is removed.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string probe = temporary_beside(path) + (attempt ? "." + std::to_string(attempt) : "");
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd >= 0) {
+      ::close(fd);
+      std::remove(probe.c_str());
+      return true;
+    }
+    if (errno != EEXIST) {
+      error = "cannot write '" + path + "': cannot create a file in the folder '" + folder +
+              "': " + std::strerror(errno);
+      return false;
+    }
+  }
+  error = "cannot write '" + path + "': no free temporary name in '" + folder + "'";
+  return false;
 }
 
 bool write_json_file(const std::string& path, const std::string& text) {

@@ -95,9 +95,11 @@ std::string format_bytes(double bytes);
 /// @return false, with a message on stderr, when the file cannot be written
 bool write_json_file(const std::string& path, const std::string& text);
 
-/// @brief Whether write_json_file(@p path, ...) can succeed: the directory exists and a file
-///        can be created in it. Checked before any GPU work (--json is a usage error then).
-/// @param path  the --json path
+/// @brief Whether write_json_file(@p path, ...) can succeed: @p path is not a directory, its
+///        folder exists and a file can be created in it. Checked before any GPU work (--json
+///        and --timeline are usage errors then). The probe creates a file of its own (never
+///        opening an existing one) and removes only that: no existing file is touched.
+/// @param path  the --json or --timeline path
 /// @param error set to a one-line reason when not
 bool json_path_writable(const std::string& path, std::string& error);
 

@@ -3,6 +3,7 @@
 
     doxygen_filter.py FILE        (Doxygen runs it through FILTER_PATTERNS; prints to stdout)
     doxygen_filter.py --image-dirs A.md B.md ...   (the folders IMAGE_PATH needs, quoted)
+    doxygen_filter.py --linked-figures A.md ...    (the figure files HTML_EXTRA_FILES needs)
 
 Doxygen 1.9 reads Markdown a little differently from GitHub. Each rule below fixes one way the
 site used to differ, without changing what a reader of the repository sees. Line count and
@@ -21,10 +22,16 @@ Markdown files (outside ``` / ~~~ fences and outside code spans):
   5. "--" in prose (cmake --build): Doxygen makes it an en dash; it is escaped.
   6. Links to files of the repository that are not pages of the site (logs, CSV files,
      folders, images by path, x.md#anchor): an image keeps only its file name (the CMake
-     configuration puts its folder in IMAGE_PATH); a link to a page drops the #anchor
-     (Doxygen links .md files only without one); any other link becomes its text followed by
-     the file's path in the repository, in code.
-  7. The prose check's figure annotations (<!-- fig: ... -->, <!-- not measured: ... -->) are
+     configuration puts its folder in IMAGE_PATH); a link to a figure file ([the sweep](x.png))
+     links to the figure's file name (the configuration copies every such file into the site,
+     HTML_EXTRA_FILES); a link to a page drops the #anchor (Doxygen links .md files only
+     without one); any other link becomes its text followed by the file's path in the
+     repository, in code.
+  7. Bold: Doxygen leaves the asterisks of **...** as text when the bold text starts or ends
+     with a code span or punctuation (**`cuda::barrier`**, **v3 (`wait_prior`).**); every
+     **...** pair of a paragraph becomes <b>...</b>, which Doxygen renders with the Markdown
+     inside it.
+  8. The prose check's figure annotations (<!-- fig: ... -->, <!-- not measured: ... -->) are
      removed: Doxygen drops an HTML comment together with the space that follows it.
 C++ files: in /// comments, --flag outside code and quotes is escaped (Doxygen would print an
 en dash).
@@ -38,6 +45,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 DASHES = re.compile(r"(?<![\\\-])--(?=[A-Za-z])")
+FIGURE_SUFFIXES = (".png", ".svg", ".jpg", ".jpeg", ".gif")
 
 
 def split_code_spans(line):
@@ -96,10 +104,32 @@ def rewrite_link(m, md_dir):
         return m.group(0)  # a dead link: leave it for the site check to report
     if bang:
         return f"![{text}]({os.path.basename(path)})"
+    if path.lower().endswith(FIGURE_SUFFIXES) and os.path.isfile(full):
+        return f"[{text}]({os.path.basename(path)})"  # the file is copied into the site
     if path.endswith(".md") and os.path.isfile(full):
         return f"[{text}]({path})" if fragment else m.group(0)
     shown = os.path.relpath(full, REPO) + ("/" if os.path.isdir(full) else "")
     return f"{text} (`{shown}`)" if text else f"`{shown}`"
+
+
+def bold_to_html(parts):
+    """[(is_code, text)] with every **...** pair outside code spans made <b>...</b> (rule 7).
+    An odd count leaves the paragraph as it is (a lone ** is not bold on GitHub either)."""
+    marks = sum(text.count("**") for code, text in parts if not code)
+    if marks == 0 or marks % 2:
+        return parts
+    out, opening = [], True
+    for code, text in parts:
+        if code:
+            out.append((code, text))
+            continue
+        pieces = text.split("**")
+        rebuilt = pieces[0]
+        for piece in pieces[1:]:
+            rebuilt += ("<b>" if opening else "</b>") + piece
+            opening = not opening
+        out.append((code, rebuilt))
+    return out
 
 
 def filter_block(text, md_dir, heading):
@@ -108,7 +138,10 @@ def filter_block(text, md_dir, heading):
     quotes = Quotes()
     pieces = []
     moved_newlines = 0
-    for is_code, part in split_code_spans(text):
+    parts = split_code_spans(text)
+    if not heading:
+        parts = bold_to_html(parts)
+    for is_code, part in parts:
         if is_code and part.count("\n") > 1:
             # Doxygen 1.9 ends a code span at its second line break: put it on one line, and
             # the line breaks after the paragraph, so later lines keep their numbers
@@ -243,9 +276,38 @@ def strip_figure_comments(lines):
     return out
 
 
+def linked_figures(md_files):
+    """Figure files the Markdown files link to (not show): the site needs a copy of each, for
+    HTML_EXTRA_FILES (rule 6)."""
+    files = []
+    for md in md_files:
+        fence = None
+        with open(md, encoding="utf-8") as f:
+            for line in f:
+                m = FENCE.match(line)
+                if m:
+                    fence = m.group(1) if fence is None else (None if m.group(1) == fence else fence)
+                    continue
+                if fence:
+                    continue
+                for bang, _, target in LINK.findall(line):
+                    path = target.partition("#")[0]
+                    if bang or re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+                        continue
+                    full = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(md)),
+                                                         path))
+                    if path.lower().endswith(FIGURE_SUFFIXES) and os.path.isfile(full) \
+                            and full not in files:
+                        files.append(full)
+    return files
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--image-dirs":
         print(" ".join(f'"{d}"' for d in image_dirs(sys.argv[2:])))
+        return
+    if len(sys.argv) >= 2 and sys.argv[1] == "--linked-figures":
+        print(" ".join(f'"{d}"' for d in linked_figures(sys.argv[2:])))
         return
     if len(sys.argv) != 2:
         sys.exit(__doc__)

@@ -12,7 +12,8 @@ and, under it, one row per ring slot with the copies in flight (issued .. landed
 compute have two colours; the tile number is written on each bar wide enough to hold it.
 Waits are thin marks (begun: grey, done: black) and slot releases small ticks on the lane
 row. The title names the chapter, the variant and the GPU; the footer the command that wrote
-the trace. --blocks N keeps the first N traced blocks of each kernel (default 2), --until-us T
+the trace, with every path in it cut to its file name (the folders were the recording
+machine's, and mean nothing to a reader). --blocks N keeps the first N traced blocks of each kernel (default 2), --until-us T
 cuts the time axis. matplotlib is needed (pip install matplotlib).
 """
 import argparse
@@ -24,6 +25,20 @@ from check_timeline import events_of, load  # noqa: E402
 
 COPY_COLOUR = "#4C72B0"
 COMPUTE_COLOUR = "#DD8452"
+
+
+def shown_command(command):
+    """The trace's command as a footer shows it: `--timeline=/some/machine/dir/ch04.json`
+    becomes `--timeline=ch04.json`, and a program path its name."""
+    words = []
+    for word in command.split():
+        flag, eq, value = word.partition("=")
+        if eq and "/" in value:
+            word = f"{flag}={os.path.basename(value.rstrip('/'))}"
+        elif not eq and "/" in word:
+            word = os.path.basename(word.rstrip("/"))
+        words.append(word)
+    return " ".join(words)
 
 
 def kernels_in(trace):
@@ -139,7 +154,9 @@ def plot(panels, out, until_us, footer):
     if footer:
         fig.text(0.01, 0.005, footer, fontsize=6, color="0.35")
     fig.tight_layout(rect=(0, 0.02, 1, 0.97))
-    fig.savefig(out, dpi=150)
+    # the footer's text also goes into the PNG (a tEXt "Description"), where the docs check
+    # (tools/check_docs_html.py) can read what the picture says
+    fig.savefig(out, dpi=150, metadata={"Description": footer} if footer else None)
     plt.close(fig)
     print(f"wrote {out}")
 
@@ -168,7 +185,7 @@ def main():
         if variant and variant not in kernels_in(trace):
             sys.exit(f"error: {path} has no kernel '{variant}' (it has: "
                      f"{', '.join(kernels_in(trace))})")
-        command = trace.get("otherData", {}).get("command", "")
+        command = shown_command(trace.get("otherData", {}).get("command", ""))
         if command and command not in footers:
             footers.append(command)
         for v in variants:

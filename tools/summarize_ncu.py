@@ -35,6 +35,9 @@ def number(text):
 
 def main():
     folder = sys.argv[1]
+    # A title of its own: without one, a Markdown reader (the Doxygen site's page list) names
+    # the page after its first section, a chapter.
+    print("# Nsight Compute counters of the run, chapter by chapter\n")
     for path in sorted(glob.glob(os.path.join(folder, "ncu.*.csv"))):
         chapter = os.path.basename(path)[4:-4]
         with open(path) as f:

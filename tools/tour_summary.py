@@ -80,13 +80,31 @@ def summarize(chapter, doc, status):
 
 
 def cells(entry):
+    """The table row; a skip's reason goes below the table (skip_lines), not into its row."""
     def side(s):
         if not s or not s.get("name"):
             return ["-", "-", "-"]
         return [s["name"], f"{s['rate']:.0f} {entry['metric']}", f"{s['pct_of_ceiling']:.1f}%"]
     ratio = f"{entry['ratio']:.2f}x" if "ratio" in entry else "-"
+    check = entry["check"].split(":", 1)[0] if entry["check"].startswith("SKIP") else entry["check"]
     return [entry["chapter"]] + side(entry.get("lesson")) + side(entry.get("baseline")) + [
-        ratio, entry["check"]]
+        ratio, check]
+
+
+REFERENCE = ("reference results: docs/results/h200/ (summary: README.md, \"The tour on the "
+             "reference GPU\")")
+
+
+def skip_lines(entries):
+    """One line per distinct skip reason, naming the chapters it stopped."""
+    reasons = {}
+    for e in entries:
+        if e["check"].startswith("SKIP"):
+            reason = e["check"].partition(": ")[2] or "no reason given"
+            if reason.startswith(e["chapter"] + " "):  # "chNN_topic needs ...": one line for all
+                reason = reason[len(e["chapter"]) + 1:]
+            reasons.setdefault(reason, []).append(e["chapter"][:4])
+    return [f"skipped ({', '.join(chs)}): {reason}" for reason, chs in reasons.items()]
 
 
 HEADER = ["chapter", "lesson", "rate", "% ceil", "baseline", "rate", "% ceil",
@@ -124,9 +142,17 @@ def main():
         print(f"no chapter results in {args.json_dir}", file=sys.stderr)
         return 1
     entries = [summarize(c, docs.get(c), status) for c in chapters]
-    print("each chapter's point: its lesson variant against its baseline, in the same regime "
-          "and the same run")
-    print(markdown_table(entries) if args.markdown else text_table(entries))
+    if not docs:
+        # Nothing ran (no GPU, typically): no table of dashes, one line and where to look.
+        print(f"nothing was measured: none of the {len(chapters)} chapters ran; " + REFERENCE)
+        for line in skip_lines(entries):
+            print(line)
+    else:
+        print("each chapter's point: its lesson variant against its baseline, in the same "
+              "regime and the same run")
+        print(markdown_table(entries) if args.markdown else text_table(entries))
+        for line in skip_lines(entries):
+            print(line)
     if args.out:
         with open(args.out + ".tmp", "w") as f:
             json.dump({"summary": entries, "chapters": [docs[c] for c in chapters if c in docs]},

@@ -1,5 +1,6 @@
 // Host tests for statistics and the report table/JSON.
 #include <gtest/gtest.h>
+#include <unistd.h>  // getpid
 
 #include <cstdio>
 #include <cstdlib>  // getenv, setenv
@@ -219,6 +220,40 @@ TEST(Report, JsonPathInAMissingDirectoryIsReported) {
   EXPECT_FALSE(tut::json_path_writable("/nonexistent-dir-for-this-test/x.json", why));
   EXPECT_NE(why.find("cannot create"), std::string::npos) << why;
   EXPECT_FALSE(tut::write_json_file("/nonexistent-dir-for-this-test/x.json", "{}"));
+}
+
+TEST(Report, JsonPathThatIsADirectoryIsRefused) {
+  // --json=<folder> or --json=<folder>/ is a usage error before any GPU work, not a run that
+  // ends unable to write its results.
+  const std::string dir = ::testing::TempDir();  // ends in '/'
+  std::string why;
+  EXPECT_FALSE(tut::json_path_writable(dir, why));
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  const std::string no_slash = dir.substr(0, dir.size() - 1);
+  EXPECT_FALSE(tut::json_path_writable(no_slash, why));
+  EXPECT_NE(why.find("is a directory"), std::string::npos) << why;
+  EXPECT_EQ(why.find(")"), std::string::npos) << "one parenthesis, (see --help), is added later";
+}
+
+TEST(Report, JsonPathProbeLeavesFilesBesideThePathAlone) {
+  // The probe creates a file of its own and removes only that: files with the names a probe
+  // might use (the old --timeline probe's <path>.tmp, this process's <path>.tmp<pid>) survive.
+  const std::string path = ::testing::TempDir() + "probe_test.json";
+  const std::string beside[] = {path + ".tmp", path + ".tmp" + std::to_string(::getpid())};
+  for (const std::string& b : beside) {
+    std::ofstream(b) << "keep\n";
+  }
+  std::string why;
+  EXPECT_TRUE(tut::json_path_writable(path, why)) << why;
+  for (const std::string& b : beside) {
+    std::ifstream in(b);
+    std::stringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), "keep\n") << b;
+    std::remove(b.c_str());
+  }
+  std::ifstream made(path);
+  EXPECT_FALSE(made.good()) << "the probe must not create the file itself";
 }
 
 TEST(Report, SweepJsonPathIsBesideTheJsonFile) {

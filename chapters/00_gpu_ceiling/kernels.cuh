@@ -81,11 +81,13 @@ __global__ void copy_v3_vec4_unrolled_kernel(const uint4* __restrict__ d_in,
     for (int u = 0; u < UNROLL; ++u) d_out[i + u * threads] = r[u];
     // EXERCISE-END
   }
+  // EXERCISE-BEGIN: what the unrolled steps left: the whole vectors of a last, partial step, then the words that do not fill a vector
   for (; i < n_vecs; i += threads) d_out[i] = d_in[i];  // remainder of whole vectors
   const auto* in_words = reinterpret_cast<const std::uint32_t*>(d_in);
   auto* out_words = reinterpret_cast<std::uint32_t*>(d_out);
   const std::size_t tail = n_vecs * 4 + first;
   if (tail < n_words) out_words[tail] = in_words[tail];
+  // EXERCISE-END
 }
 
 // ---------------------------------------------------------------------------------------------

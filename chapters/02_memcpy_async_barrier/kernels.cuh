@@ -70,10 +70,9 @@ __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* _
     // LESSON: the copies do not block the thread: a halo thread issues its centre and its halo
     // copy back to back, both in flight together. Out-of-range elements are plain shared
     // stores of zero, ordered for the other threads by the same arrive_and_wait.
-    // EXERCISE-BEGIN: stage this thread's centre element asynchronously, bound to the block's barrier so that its wait covers it (an element past the end of the array is a zero)
+    // EXERCISE-BEGIN: stage this thread's centre element and, for the first and last kRadius threads, one halo element each, asynchronously and bound to the block's barrier so that its wait covers them (an element outside the array is a zero)
     if (i < n) cuda::memcpy_async(&s_tile[kRadius + tid], &d_in[i], four_bytes, bar);
     else s_tile[kRadius + tid] = 0.0f;
-    // EXERCISE-END
     if (tid < kRadius) {
       const std::size_t left = base + tid;  // element base - kRadius + tid
       if (left >= kRadius && left - kRadius < n)
@@ -86,6 +85,7 @@ __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* _
       if (right < n) cuda::memcpy_async(&s_tile[kRadius + tid + kRadius], &d_in[right], four_bytes, bar);
       else s_tile[kRadius + tid + kRadius] = 0.0f;
     }
+    // EXERCISE-END
     // EXERCISE-BEGIN: before anyone reads a neighbour: every thread of the block has issued its copies and every copy has landed (one call does both)
     bar.arrive_and_wait();  // one wait: every thread arrived, every copy landed
     // EXERCISE-END

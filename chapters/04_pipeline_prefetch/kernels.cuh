@@ -9,8 +9,10 @@
 /// this chapter's "N-stage" names). The copies are cp.async (LDGSTS) issued per thread through a
 /// thread-scope cuda::pipeline:
 ///   producer_acquire()  memcpy_async(..., pipe)  producer_commit()     (cp.async.commit_group)
-///   pipeline_consumer_wait_prior<STAGES-1>(pipe)  ...use...  consumer_release()
+///   pipeline_consumer_wait_prior<N>(pipe)  ...use...  consumer_release()
 ///                                                                     (cp.async.wait_group N)
+/// (which N lets tile k be read with the later tiles still in flight is the lesson's point:
+/// README, "The protocol").
 /// STAGES is a template parameter (1, 2, 3, 4, 6, 8, 12, 16 instantiated). The work per element
 /// (--rounds: integer multiply-adds per 32-bit word) is the arithmetic-intensity knob that
 /// decides whether there is any compute for the copies to hide behind.
@@ -187,10 +189,10 @@ __global__ void __launch_bounds__(THREADS)
   // waits for tile k: STAGES tiles (k .. k+STAGES-1) are in flight at the wait.
   for (std::size_t tile = 0; tile < my_tiles; ++tile) {
     produce(tile + STAGES - 1);
+    lane.wait_begun(tile, consume_slot);
+    // EXERCISE-BEGIN: wait until this thread's part of tile k has landed in slot consume_slot, while the tiles issued after it stay in flight (count the groups this thread has committed so far)
     // k + STAGES groups committed so far; all but the newest STAGES-1 are complete, so group k
     // is: THIS thread's part of tile k has landed in slot consume_slot.
-    lane.wait_begun(tile, consume_slot);
-    // EXERCISE-BEGIN: wait until this thread's part of tile k has landed, while the tiles issued after it stay in flight
     cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
     // EXERCISE-STUB: // (no wait yet)
     // EXERCISE-END

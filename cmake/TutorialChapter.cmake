@@ -10,6 +10,10 @@
 #       <name>_bad_input     bad flags/values exit 2 (no GPU needed)  labels chapter;cli
 #       <name>_skips         no GPU / too-old GPU / no code for the GPU exit 77, naming
 #                            why; an earlier --json file survives    labels chapter;cli
+#       <name>_perturb_negatives  (TUTORIAL_PERTURB=ON builds only, and only for a chapter
+#                            whose sources set `.perturb_negative = true` on a variant) every
+#                            perturbation negative must FAIL, with three seeds
+#                                                                      labels chapter;gpu;perturb
 #       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
 #       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
 #                            (listed as skipped, with the reason, when cuobjdump is missing)
@@ -65,6 +69,10 @@ function(tutorial_add_chapter name)
   # so nvcc is called directly; -ptx stops before ptxas and the host compiler, so it is cheap).
   file(GLOB chapter_headers ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh ${PROJECT_SOURCE_DIR}/common/*.cuh
        ${PROJECT_SOURCE_DIR}/common/*.hpp)
+  set(perturb_flag "")   # the PTX listings show what the binary runs, delays included
+  if(TUTORIAL_PERTURB)
+    set(perturb_flag -DTUTORIAL_PERTURB)
+  endif()
   set(ptx_files "")
   foreach(a IN LISTS archs)
     string(REGEX MATCH "^[0-9]+a?" num "${a}")
@@ -72,7 +80,7 @@ function(tutorial_add_chapter name)
     list(GET ARG_SOURCES 0 main_source)
     add_custom_command(OUTPUT ${ptx}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/ptx
-      COMMAND ${CMAKE_CUDA_COMPILER} -ptx -std=c++17 -lineinfo -O3
+      COMMAND ${CMAKE_CUDA_COMPILER} -ptx -std=c++17 -lineinfo -O3 ${perturb_flag}
               -arch=compute_${num} -I${PROJECT_SOURCE_DIR} -I${CMAKE_CURRENT_SOURCE_DIR}
               -MMD -MF ${ptx}.d ${CMAKE_CURRENT_SOURCE_DIR}/${main_source} -o ${ptx}
       DEPENDS ${ARG_SOURCES} ${chapter_headers}
@@ -94,6 +102,29 @@ function(tutorial_add_chapter name)
             -P ${PROJECT_SOURCE_DIR}/cmake/check_negatives.cmake)
   set_tests_properties(${name}_negatives PROPERTIES
     LABELS "chapter;gpu;negative" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
+
+  # The perturbation negatives (harness.cuh, Variant::perturb_negative): races that only the
+  # perturbation build's delays expose reliably. A chapter has them when one of its own files
+  # sets the flag on a registry entry; the test then lists them (--list) and requires exit 1
+  # from each. In a normal build they may pass, so no test runs them there.
+  if(TUTORIAL_PERTURB)
+    file(GLOB perturb_scan ${CMAKE_CURRENT_SOURCE_DIR}/*.cu ${CMAKE_CURRENT_SOURCE_DIR}/*.cuh)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${perturb_scan})
+    set(has_perturb_negatives FALSE)
+    foreach(f IN LISTS perturb_scan)
+      file(STRINGS ${f} flag_line REGEX "\\.perturb_negative *= *true" LIMIT_COUNT 1)
+      if(flag_line)
+        set(has_perturb_negatives TRUE)
+      endif()
+    endforeach()
+    if(has_perturb_negatives)
+      add_test(NAME ${name}_perturb_negatives
+        COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> -DKIND=perturb
+                -P ${PROJECT_SOURCE_DIR}/cmake/check_negatives.cmake)
+      set_tests_properties(${name}_perturb_negatives PROPERTIES
+        LABELS "chapter;gpu;perturb" SKIP_REGULAR_EXPRESSION "\\[tutorial-skip\\]")
+    endif()
+  endif()
 
   add_test(NAME ${name}_bad_input
     COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}>

@@ -8,7 +8,8 @@
 ///   3. skip, naming what is missing, every variant that needs an architecture the binary has
 ///      no code for on this GPU (arch_probe.cuh); exit 77 when nothing is left;
 ///   4. for each check size: build the Problem, then for each variant poison the output and
-///      shared memory, launch, synchronise and verify against the CPU reference; then the lap
+///      shared memory, launch, wait for it (at most the watchdog's limit, watchdog.cuh) and
+///      verify against the CPU reference; then the lap
 ///      check: every variant once more at the largest check size with the grid capped at two
 ///      blocks, so every ring wraps around several times;
 ///   5. unless --check-only: at the full size, verify once more, measure the ceiling
@@ -16,6 +17,12 @@
 ///      (warm-ups, then --repeats event-timed runs; median and min), print the table and
 ///      write JSON;
 ///   6. exit 0 when every check passed, 1 otherwise.
+///
+/// A launch or timed batch that does not finish within the watchdog's limit (10 s, or
+/// TUTORIAL_WATCHDOG_S) ends the run at once with one line naming the chapter, the variant and
+/// what it was doing, and exit code 1: see watchdog.hpp. In a TUTORIAL_PERTURB build
+/// (perturb.cuh) every checked launch is preceded by tut::set_perturb_seed() with a seed made
+/// from --seed, so a failing perturbed run is reproduced by the same --seed.
 ///
 /// The Problem type is duck-typed:
 /// @code
@@ -47,11 +54,13 @@
 #include "device_info.cuh"
 #include "fill.hpp"
 #include "launch.cuh"
+#include "perturb.cuh"
 #include "report.hpp"
 #include "shared_scrub.cuh"
 #include "stats.hpp"
 #include "timer.cuh"
 #include "verify.hpp"
+#include "watchdog.cuh"
 
 namespace tut {
 
@@ -87,6 +96,13 @@ struct Variant {
   std::string description;  ///< one line for --list
   std::function<void(Problem&, cudaStream_t)> launch;  ///< enqueue once on the stream
   bool negative = false;    ///< deliberately broken; runs only when asked for; must FAIL
+  /// Deliberately broken with a race that the GPU usually orders by luck (a slot released
+  /// before its last read, a `wgmma.wait_group` one too high), so only the TUTORIAL_PERTURB
+  /// build's delays make it fail reliably. Runs only with `--variant=perturb-negative` (or
+  /// its key); CTest `<chapter>_perturb_negatives` (label `perturb`, TUTORIAL_PERTURB=ON
+  /// builds only) requires each to FAIL. Set this instead of `negative`, never both: in a
+  /// normal build it may pass, so `<chapter>_negatives` must not run it.
+  bool perturb_negative = false;
   bool is_ceiling = false;  ///< this variant is the yardstick (e.g. cuBLAS) for "% of ceiling"
   int min_cc = 0;           ///< e.g. 90 for a Hopper-only variant in an sm_80 chapter
   int reference = 0;        ///< which CPU reference the output must match, for chapters whose
@@ -98,12 +114,13 @@ struct Variant {
 ///   tut::VariantList<Problem> v;
 ///   v.add("v0_sync", "v0 sync", "chapter 01's kernel", [](Problem& p, cudaStream_t s) {...});
 ///   v.add("v9_bug", "v9 BUG: ...", "...", launch).negative = true;   // optional fields by name
+///   v.add("v10_early_release", "v10 BUG: ...", "...", launch).perturb_negative = true;
 ///   return v.list;
 /// @endcode
 template <class Problem>
 struct VariantList {
-  /// @brief Append a variant; returns it so optional fields (negative, min_cc, reference) can
-  ///        be set by name.
+  /// @brief Append a variant; returns it so optional fields (negative, perturb_negative,
+  ///        min_cc, reference, is_ceiling) can be set by name.
   Variant<Problem>& add(std::string key, std::string name, std::string description,
                         std::function<void(Problem&, cudaStream_t)> launch) {
     list.push_back(Variant<Problem>{});
@@ -195,20 +212,42 @@ std::string why_variant_cannot_run(const Variant<Problem>& v, const DeviceSummar
   return missing_arch_reason(v.min_cc);
 }
 
-/// @brief Poison the output and every SM's shared memory, launch @p v once, synchronise,
-///        verify against the CPU reference.
+namespace detail {
+
+/// The TUTORIAL_PERTURB build's delay seed for this run (never 0, which means "no delays"):
+/// run_chapter() sets it from --seed; tests that call run_and_verify() directly get a fixed one.
+inline std::uint32_t& perturb_seed_of_run() {
+  static std::uint32_t seed = 0x2545F491u;
+  return seed;
+}
+
+/// Fold a 64-bit --seed into the 32-bit perturbation seed, never 0.
+inline std::uint32_t perturb_seed_from(std::uint64_t seed) {
+  const auto folded = static_cast<std::uint32_t>(seed ^ (seed >> 32));
+  return folded == 0 ? 1u : folded;
+}
+
+}  // namespace detail
+
+/// @brief Poison the output and every SM's shared memory, launch @p v once, wait for it
+///        (bounded: wait_stream_or_exit()), verify against the CPU reference.
+/// @param doing what the watchdog says the variant was doing if it never finishes
+///        (e.g. "checked launch, size 4096")
 /// @note  The poison is what makes the check honest: a kernel that writes nothing (or not
 ///        everything) cannot pass on a previous run's output, and a kernel that reads a shared
 ///        memory tile it never filled cannot pass on the tile the previous variant left there.
 ///        Sweeps in `after_table` use this too, so every number they print comes from a
 ///        checked kernel.
 template <class Problem>
-VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream) {
+VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStream_t stream,
+                            const std::string& doing = "checked launch") {
+  const WatchdogScope named(v.key, doing);
   problem.poison(stream);
   scrub_shared_memory(stream);
+  set_perturb_seed(detail::perturb_seed_of_run());  // a no-op unless TUTORIAL_PERTURB
   v.launch(problem, stream);
   CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  wait_stream_or_exit(stream);
   return problem.verify(stream, v.reference);
 }
 
@@ -218,6 +257,7 @@ VerifyResult run_and_verify(Problem& problem, const Variant<Problem>& v, cudaStr
 template <class Problem>
 Timing time_variant(Problem& problem, const Variant<Problem>& v, cudaStream_t stream, int warmup,
                     int repeats) {
+  const WatchdogScope named(v.key, "timed runs");
   return time_on_stream(stream, warmup, repeats, [&](cudaStream_t s) {
     v.launch(problem, s);
     CUDA_CHECK_LAST_LAUNCH();
@@ -235,8 +275,10 @@ std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::
     bool found = false;
     for (std::size_t i = 0; i < ch.variants.size(); ++i) {
       const Variant<Problem>& v = ch.variants[i];
-      const bool match = key == v.key || (key == "all" && !v.negative) ||
-                         (key == "negative" && v.negative);
+      const bool broken = v.negative || v.perturb_negative;
+      const bool match = key == v.key || (key == "all" && !broken) ||
+                         (key == "negative" && v.negative && !v.perturb_negative) ||
+                         (key == "perturb-negative" && v.perturb_negative);
       if (!match) continue;
       found = true;
       bool dup = false;
@@ -246,7 +288,7 @@ std::vector<std::size_t> select_variants(const Chapter<Problem>& ch, const std::
     if (!found) {
       error = "--variant: unknown variant '" + key + "'; valid keys:";
       for (const auto& v : ch.variants) error += " " + v.key;
-      error += " (or all, negative)";
+      error += " (or all, negative, perturb-negative)";
       return {};
     }
   }
@@ -307,10 +349,13 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   if (opt.list) {
     for (const auto& v : ch.variants)
       std::printf("%-24s %s%s%s\n", v.key.c_str(), v.name.c_str(),
-                  v.negative ? "  [negative: must FAIL]" : "",
+                  v.perturb_negative ? "  [perturb negative: must FAIL in a TUTORIAL_PERTURB build]"
+                  : v.negative       ? "  [negative: must FAIL]"
+                                     : "",
                   v.description.empty() ? "" : ("\n                         " + v.description).c_str());
     return kExitPass;
   }
+  watchdog_seconds();  // a bad TUTORIAL_WATCHDOG_S is a usage error (exit 2), before any GPU work
   std::string error;
   const std::vector<std::size_t> selected = detail::select_variants(ch, opt.variant, error);
   if (selected.empty()) {
@@ -398,6 +443,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   std::printf("%s\nseed %llu (rerun with --seed=%llu)\n", ch.id.c_str(),
               static_cast<unsigned long long>(report.seed),
               static_cast<unsigned long long>(report.seed));
+  WatchdogScope::set_chapter(ch.id);
+  detail::perturb_seed_of_run() = detail::perturb_seed_from(report.seed);
+  if (kPerturbBuild)
+    std::printf("perturbation build: seeded delays at ordering points (delay seed %u, from "
+                "--seed); its timings are not the lesson's\n",
+                detail::perturb_seed_of_run());
 
   cudaStream_t stream;
   CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -407,7 +458,11 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     const Variant<Problem>& v = ch.variants[selected[r]];
     rows[r].key = v.key;
     rows[r].name = v.name;
-    rows[r].negative = v.negative;
+    rows[r].negative = v.negative || v.perturb_negative;
+    if (v.perturb_negative && !kPerturbBuild)
+      std::printf("note: %s is a perturbation negative: its race shows reliably only in a "
+                  "-DTUTORIAL_PERTURB=ON build, so here it may pass\n",
+                  v.key.c_str());
     rows[r].is_ceiling = v.is_ceiling;
     rows[r].passed = true;
     if (const std::string why = why_variant_cannot_run(v, report.device); !why.empty()) {
@@ -430,6 +485,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   auto time_all = [&](Problem& problem) {
     if (ch.memcpy_ceiling) {
       const auto bytes = static_cast<std::uint64_t>(problem.work() / 2);
+      const WatchdogScope named("", "the memcpy ceiling");
       const Timing t = detail::time_memcpy_ceiling(bytes, stream, opt.warmup, opt.repeats);
       report.ceiling_name = "cudaMemcpyAsync D2D";
       report.ceiling_ms = t.median_ms;
@@ -445,9 +501,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       // blocks/SM column; a launcher that reports nothing leaves it unknown ("-").
       last_grid_choice() = GridChoice{};
       nvtxRangePushA("profile");
-      v.launch(problem, stream);
-      CUDA_CHECK_LAST_LAUNCH();
-      CUDA_CHECK(cudaStreamSynchronize(stream));
+      {
+        const WatchdogScope named(v.key, "untimed launch before timing");
+        v.launch(problem, stream);
+        CUDA_CHECK_LAST_LAUNCH();
+        wait_stream_or_exit(stream);
+      }
       nvtxRangePop();
       rows[r].blocks_per_sm = last_grid_choice().blocks_per_sm;
       const Timing t = time_variant(problem, v, stream, opt.warmup, opt.repeats);
@@ -479,7 +538,8 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       if (rows[r].skipped) continue;
       const Variant<Problem>& v = ch.variants[selected[r]];
       last_grid_choice() = GridChoice{};
-      const VerifyResult result = run_and_verify(problem, v, stream);
+      const VerifyResult result =
+          run_and_verify(problem, v, stream, std::string("checked launch, ") + what + std::to_string(size));
       // blocks/SM as the launcher chose it (a capped grid still records the per-SM choice);
       // full runs overwrite it from the untimed launch before timing.
       if (last_grid_choice().blocks_per_sm > 0)
@@ -531,10 +591,12 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   for (const ResultRow& row : rows) all_passed = all_passed && row.passed;
   if (!opt.check_only && ch.after_table) {
     cfg.size = main_size;
+    const WatchdogScope named("", "the chapter's runs after the table");
     all_passed = ch.after_table(cfg, stream, opt.json_path) && all_passed;
   }
   if (!opt.timeline_path.empty()) {
     cfg.size = main_size;
+    const WatchdogScope named("", "--timeline");
     all_passed = ch.timeline(cfg, stream, opt.timeline_path) && all_passed;
   }
   CUDA_CHECK(cudaStreamDestroy(stream));

@@ -27,6 +27,7 @@
 #include "harness.cuh"
 #include "shared_scrub.cuh"
 #include "timeline.cuh"
+#include "watchdog.cuh"
 
 namespace tut {
 
@@ -38,6 +39,36 @@ inline RunConfig timeline_config(const RunConfig& run, std::uint64_t max_bytes) 
   return cfg;
 }
 
+/// @brief For a traced run that failed: each traced lane's last @p last events (block, role,
+///        event, tile, slot, microseconds after the lane opened), and whether the lane ever
+///        finished. A lane whose last event is "wait begun" and that never closed is the one
+///        that gave up (or would have hung) on that tile's wait.
+inline void print_last_events(const KernelTrace& kt, const DecodedTrace& trace, std::size_t last = 3,
+                              std::size_t max_lanes = 8) {
+  std::size_t shown = 0;
+  for (const LaneInfo& lane : trace.lanes) {
+    if (shown++ == max_lanes) {
+      std::printf("  (%zu more traced lanes in this trace)\n", trace.lanes.size() - max_lanes);
+      break;
+    }
+    const std::string role = lane.lane < kt.lane_names.size() ? kt.lane_names[lane.lane]
+                                                              : "lane " + std::to_string(lane.lane);
+    std::vector<const TimedEvent*> mine;
+    for (const TimedEvent& e : trace.events)
+      if (e.block == lane.block && e.lane == lane.lane) mine.push_back(&e);
+    std::printf("  timeline: block %u %s (SM %u) %s; last events:", lane.block, role.c_str(),
+                lane.sm, lane.closed ? "finished" : "never finished");
+    if (mine.empty()) std::printf(" none");
+    for (std::size_t i = mine.size() > last ? mine.size() - last : 0; i < mine.size(); ++i) {
+      const TimedEvent& e = *mine[i];
+      std::printf(" [%s tile %u", trace_event_name(e.kind), e.tile);
+      if (e.slot != kNoSlot) std::printf(" slot %u", static_cast<unsigned>(e.slot));
+      std::printf(" at +%.1f us]", (e.t_ns - lane.open_ns) * 1e-3);
+    }
+    std::printf("\n");
+  }
+}
+
 /// @brief One traced launch of a chapter kernel, checked and timed.
 /// @details Poisons the output and shared memory and clears the recorder first, exactly like a
 ///          checked run, so a traced kernel that writes the wrong answer fails here too. Then
@@ -47,16 +78,19 @@ inline RunConfig timeline_config(const RunConfig& run, std::uint64_t max_bytes) 
 template <class Problem, class Launch>
 bool trace_checked_run(Problem& p, int reference, cudaStream_t s, TraceRecorder& rec,
                        KernelTrace kt, std::vector<KernelTrace>& out, Launch&& launch) {
+  const WatchdogScope named(kt.variant, "traced launch (--timeline)");
   rec.clear(s);
   p.poison(s);
   scrub_shared_memory(s);
+  set_perturb_seed(detail::perturb_seed_of_run());  // a no-op unless TUTORIAL_PERTURB
   launch(s, rec.arg());
   CUDA_CHECK_LAST_LAUNCH();
-  CUDA_CHECK(cudaStreamSynchronize(s));
+  wait_stream_or_exit(s);
   const VerifyResult r = p.verify(s, reference);
   if (!r.ok()) {
     std::printf("[%s] traced run: %s\n%s", kt.variant.c_str(), r.summary().c_str(),
                 r.details().c_str());
+    print_last_events(kt, rec.download(s));  // where each traced role stopped (a hang's clue)
     return false;
   }
   kt.trace = rec.download(s);

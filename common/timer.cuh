@@ -10,6 +10,7 @@
 
 #include "cuda_check.cuh"
 #include "stats.hpp"
+#include "watchdog.cuh"
 
 namespace tut {
 
@@ -70,10 +71,15 @@ inline volatile int* stream_release_flag() {
 ///       enqueued, so it does not. The warm-ups absorb module loading and first-touch costs
 ///       (and every one-time host query of the launch). Use a working set several times the
 ///       L2 size so repeats do not hit in L2.
+/// @note Every wait here is bounded by the watchdog (watchdog.cuh), one launch or one batched
+///       sample at a time, so a launch that never finishes ends the run with exit 1 (naming
+///       the WatchdogScope's variant) instead of hanging it, however many repeats were asked.
 template <class Launch>
 Timing time_on_stream(cudaStream_t stream, int warmup, int repeats, Launch&& launch) {
-  for (int i = 0; i < warmup; ++i) launch(stream);
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  for (int i = 0; i < warmup; ++i) {
+    launch(stream);
+    wait_stream_or_exit(stream);
+  }
   if (repeats < 1) return Timing{};
 
   std::vector<cudaEvent_t> start(repeats), stop(repeats);
@@ -86,7 +92,7 @@ Timing time_on_stream(cudaStream_t stream, int warmup, int repeats, Launch&& lau
   CUDA_CHECK(cudaEventRecord(start[0], stream));
   launch(stream);
   CUDA_CHECK(cudaEventRecord(stop[0], stream));
-  CUDA_CHECK(cudaEventSynchronize(stop[0]));
+  wait_event_or_exit(stop[0]);
   float one_ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&one_ms, start[0], stop[0]));
   int per_sample = 1;
@@ -112,9 +118,12 @@ Timing time_on_stream(cudaStream_t stream, int warmup, int repeats, Launch&& lau
     for (int k = 0; k < per_sample; ++k) launch(stream);
     CUDA_CHECK(cudaEventRecord(stop[i], stream));
     *release = 1;
-    CUDA_CHECK(cudaEventSynchronize(stop[i]));
+    wait_event_or_exit(stop[i]);
   }
-  CUDA_CHECK(cudaStreamSynchronize(stream));
+  // One launch per sample: the samples were enqueued back to back; wait for them one by one,
+  // so the limit applies to each launch, not to all of them together.
+  for (int i = 0; i < repeats; ++i) wait_event_or_exit(stop[i]);
+  wait_stream_or_exit(stream);
 
   Timing t;
   t.launches_per_sample = per_sample;

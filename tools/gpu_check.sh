@@ -11,6 +11,13 @@
 #   5. compute-sanitizer memcheck, racecheck, synccheck, initcheck on every chapter (--check-only)
 #   5b. probes: small standalone programs that test a tool's or the hardware's behaviour
 #       (tools/probes/*.cu), each run plainly and under compute-sanitizer synccheck
+#   5d. perturb: a second build with -DTUTORIAL_PERTURB=ON (seeded delays at the ordering
+#       points, common/perturb.cuh) in build-perturb: every chapter --check-only must pass, and
+#       `ctest -L perturb` (each perturbation negative must FAIL); logs/perturb.*.log
+#   5e. hangs: every chapter's negatives (the planted mistakes, the hang kinds among them: wrong
+#       parity, an expect_tx the copies never deliver, a missing arrival), each run alone under
+#       `timeout 20` with a 5 s watchdog: each must FAIL (exit 1) within 10 s, never hang;
+#       seconds, exit code and how it failed per variant in logs/hangs.txt
 #   3c. timeline: the chapters with an in-kernel timeline, --check-only --timeline (small
 #       problems), each trace checked (tools/check_timeline.py) and drawn (tools/plot_timeline.py)
 #       into json/timelines/: one PNG per chapter and the side-by-side picture
@@ -20,7 +27,8 @@
 #   6. pack logs and JSON into $OUT/results.tar.gz (the device tool returns at most 8 files)
 #      and print a short summary table last.
 # Usage: OUT=/some/dir tools/gpu_check.sh [chapter-regex]   (default: every chapter)
-# Env:   STEPS=build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes (default): a subset;
+# Env:   STEPS=build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes,perturb,hangs
+#        (default): a subset;
 #        add tour and/or profile to run those too;
 #        BUDGET=<seconds> (default 570): steps that would start after it are skipped and the
 #        results packed anyway, so a time-limited machine still returns everything it did;
@@ -30,6 +38,9 @@
 #        racecheck runs with TUTORIAL_SKIP_SMEM_SCRUB=1 (the harness skips its shared-memory
 #        scrub; racecheck checks shared memory itself) unless RACECHECK_SKIP_SCRUB=0;
 #        ARCH=90 to change the architecture;
+#        HANG_LIMIT_S=<seconds> (default 10): the hangs step's limit per planted mistake;
+#        HANG_WATCHDOG_S=<seconds> (default 5): TUTORIAL_WATCHDOG_S in the hangs step, so a
+#        wait that cannot be bounded on the device is caught inside that limit too;
 #        ONLY_DIRS=<regex> to configure only matching chapter directories (TUTORIAL_ONLY);
 #        FULL_ONLY=<regex> to run only matching chapters at full size (step 3);
 #        PROFILE_ONLY=<regex> to profile only matching chapters (step 5c);
@@ -54,7 +65,7 @@ summary=()
 note() { summary+=("$1"); echo "== $1"; }
 START=$(date +%s)
 BUDGET=${BUDGET:-570}
-STEPS=${STEPS:-build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes}   # also: tour, profile
+STEPS=${STEPS:-build,ctest,exercises,arch80,full,timeline,sass,sanitizer,probes,perturb,hangs}   # also: tour, profile
 want() { [[ ",$STEPS," == *",$1,"* ]]; }
 left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 pack() {
@@ -197,6 +208,9 @@ sanitize_one() {  # <exe> <tool> <timeout seconds>
   # racecheck checks shared-memory hazards itself; the harness's shared-memory scrub (227 KiB
   # of stores per SM before every checked launch) is what may make it too slow to finish.
   local skip_scrub=0; [ "$2" = racecheck ] && skip_scrub=${RACECHECK_SKIP_SCRUB:-1}
+  # The sanitizers slow kernels down by orders of magnitude: the harness's watchdog (10 s by
+  # default) gets the job's own limit, less a margin, so a hang still names its variant.
+  TUTORIAL_WATCHDOG_S=$(( $3 > 20 ? $3 - 10 : $3 )) \
   TUTORIAL_SKIP_SMEM_SCRUB=$skip_scrub timeout "$3" compute-sanitizer --tool "$2" \
     --error-exitcode 99 "$1" --check-only --seed=1 > "$log" 2>&1
   rc=$?
@@ -238,18 +252,94 @@ if want probes; then
   done
 fi
 
+# 5d. the perturbation build: seeded delays (a few microseconds, in about one of eight warps and
+#     iterations, chosen from --seed) at every ordering point the lesson kernels mark. A correct
+#     protocol waits for what it needs however late it comes, so every chapter must still pass;
+#     the perturbation negatives (races the H200 orders by luck without the delays) must FAIL.
+if want perturb; then
+  if [ "$(left)" -lt 120 ]; then
+    note "perturb: skipped (time budget)"
+  elif cmake -S . -B build-perturb -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=$ARCH \
+         -DTUTORIAL_PERTURB=ON -DTUTORIAL_BUILD_TESTS=OFF -DTUTORIAL_ONLY="${ONLY_DIRS:-}" \
+         > "$LOGS/perturb.configure.log" 2>&1 &&
+       cmake --build build-perturb --target chapters -j 16 -- -k 0 > "$LOGS/perturb.build.log" 2>&1; then
+    perturb_fail=0
+    for exe in $(ls build-perturb/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+      name=$(basename "$exe")
+      [ "$(left)" -gt 30 ] || { note "perturb $name: skipped (time budget)"; perturb_fail=1; continue; }
+      timeout 300 "$exe" --check-only --seed=11 > "$LOGS/perturb.$name.log" 2>&1
+      rc=$?
+      [ "$rc" = 0 ] || [ "$rc" = 77 ] || perturb_fail=1
+      note "perturb $name --check-only --seed=11: exit $rc$(grep -m1 -E 'did not finish within|^SKIP' "$LOGS/perturb.$name.log" | sed 's/^/ (/; s/$/)/')"
+    done
+    note "perturb chapters: $([ $perturb_fail = 0 ] && echo "ok, every chapter passed (or skipped) under perturbation" || echo "FAILED: a chapter failed under perturbation")"
+    ctest --test-dir build-perturb -L perturb --timeout 300 --output-on-failure \
+      > "$LOGS/perturb.ctest.log" 2>&1
+    perturb_rc=$?
+    if grep -q "No tests were found" "$LOGS/perturb.ctest.log"; then
+      note "perturb negatives (ctest -L perturb): none registered (no chapter sets .perturb_negative = true)"
+    else
+      note "perturb negatives (ctest -L perturb, each must FAIL): rc=$perturb_rc; $(grep -E "tests passed" "$LOGS/perturb.ctest.log" | tail -1)"
+      grep -E "\*\*\*Failed|\(Failed\)|Skipped\)" "$LOGS/perturb.ctest.log" | head -20
+    fi
+  else
+    note "perturb: build FAILED (see logs/perturb.build.log)"; tail -30 "$LOGS/perturb.build.log"
+  fi
+fi
+
+# 5e. hangs: the planted mistakes in the chapters' waits (every chapter's negatives: wrong parity,
+#     an expect_tx the copies never deliver, a missing arrival, ...) must each FAIL within
+#     HANG_LIMIT_S, never hang. Each runs alone (its own wall time) under `timeout 20`, with the
+#     watchdog at HANG_WATCHDOG_S so a wait the device cannot bound is caught inside the limit.
+#     logs/hangs.txt: per variant the seconds, the exit code and how the failure was reported
+#     (a named timeout, the watchdog's line, or a mismatch).
+if want hangs; then
+  hang_limit=${HANG_LIMIT_S:-10}
+  printf '%-28s %-30s %7s %4s  %-13s %s\n' chapter variant seconds exit "reported as" verdict \
+    > "$LOGS/hangs.txt"
+  hang_bad=0; hang_count=0; hang_slowest=0
+  for exe in $(ls $BUILD/bin/ch[0-9][0-9]_* 2>/dev/null | grep -v _exercise | grep -E "$ONLY"); do
+    name=$(basename "$exe")
+    for key in $("$exe" --list 2>/dev/null | grep -F '[negative: must FAIL]' | awk '{print $1}'); do
+      [ "$(left)" -gt 30 ] || { note "hangs $name $key: skipped (time budget)"; hang_bad=1; continue; }
+      log="$LOGS/hangs.$name.$key.log"
+      t0=$(date +%s.%N)
+      TUTORIAL_WATCHDOG_S=${HANG_WATCHDOG_S:-5} timeout 20 "$exe" --variant="$key" --check-only \
+        --seed=7 > "$log" 2>&1
+      rc=$?
+      secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+      how=mismatch
+      grep -q "device reported:" "$log" && how="named timeout"
+      grep -q "did not finish within" "$log" && how=watchdog
+      if [ "$rc" = 124 ]; then verdict="HANG (killed after 20 s)"; how=-
+      elif [ "$rc" = 77 ]; then verdict="skipped"; how=-
+      elif [ "$rc" != 1 ]; then verdict="WRONG EXIT (want 1)"
+      elif awk -v s="$secs" -v l="$hang_limit" 'BEGIN { exit !(s > l) }'; then verdict="SLOW (over $hang_limit s)"
+      else verdict=ok; fi
+      [ "$verdict" = ok ] || [ "$verdict" = skipped ] || hang_bad=1
+      hang_count=$((hang_count + 1))
+      hang_slowest=$(awk -v s="$secs" -v m="$hang_slowest" 'BEGIN { print (s > m ? s : m) }')
+      printf '%-28s %-30s %7s %4s  %-13s %s\n' "$name" "$key" "$secs" "$rc" "$how" "$verdict" \
+        >> "$LOGS/hangs.txt"
+    done
+  done
+  cat "$LOGS/hangs.txt"
+  note "hangs: $([ $hang_bad = 0 ] && echo "ok, $hang_count planted mistakes each FAILED within $hang_limit s (slowest $hang_slowest s)" || echo "FAILED: a planted mistake hung, ran past $hang_limit s, passed or was not run (logs/hangs.txt)")"
+fi
+
 # 5c. profile
 if want profile; then
   mkdir -p "$WORK/json/ncu"
   bin=$BUILD/bin; [ -d "$bin" ] || bin=build/bin   # the tour's build, when the step ran alone
-  tools/profile_chapters.sh "$bin" "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
+  # Nsight Compute replays each profiled kernel many times: no watchdog limit there.
+  TUTORIAL_WATCHDOG_S=0 tools/profile_chapters.sh "$bin" "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
   python3 tools/summarize_ncu.py "$WORK/json/ncu" > "$WORK/json/profile.md" 2> "$LOGS/summarize_ncu.err"
   for script in chapters/*/ncu_*.sh; do
     [ -x "$script" ] || continue
     [ "$(left)" -gt 90 ] || { note "$script: skipped (time budget)"; continue; }
     chapter=$(basename "$(dirname "$script")")
     echo "ch$chapter" | grep -qE "${PROFILE_ONLY:-.}" || continue
-    timeout $(( $(left) - 30 )) "$script" "$bin/ch$chapter" > "$WORK/json/$(basename "$script" .sh).txt" 2>&1
+    TUTORIAL_WATCHDOG_S=0 timeout $(( $(left) - 30 )) "$script" "$bin/ch$chapter" > "$WORK/json/$(basename "$script" .sh).txt" 2>&1
     note "$script: exit $?"
   done
 fi

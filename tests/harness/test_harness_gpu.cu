@@ -1,13 +1,21 @@
 // The harness's own guards, tested with a tiny fake chapter: the shared-memory scrub (a kernel
 // that reads a tile it never copied fails even when the previous variant left that very tile in
-// shared memory), the arch probe, and the lap-check arithmetic. The GPU tests skip without a GPU.
+// shared memory), the arch probe, the lap-check arithmetic, the watchdog (a kernel that never
+// finishes ends the run with exit 1 and one line naming it), the perturbation negatives'
+// registry flag, and the perturbation build's delays. The GPU tests skip without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <thread>
 #include <vector>
 
+#include "common/bounded_wait.cuh"
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
+#include "common/perturb.cuh"
 #include "gpu_test.cuh"
 
 namespace {
@@ -126,4 +134,158 @@ TEST(LapCheck, GridCapAppliesInsideItsScopeOnly) {
     EXPECT_EQ(tut::apply_grid_cap(264, 4), 4u);  // a cluster of 4 is never split
   }
   EXPECT_EQ(tut::apply_grid_cap(264), 264u);
+}
+
+// --- The watchdog (common/watchdog.cuh) --------------------------------------------------------
+
+namespace {
+
+// Nothing ever sets it: a kernel waiting for it is a wait that never completes, like a
+// cuda::pipeline wait whose producer never commits, or an unbounded mbarrier loop.
+__device__ unsigned g_never_set = 0;
+
+__global__ void spins_forever(std::uint32_t* out) {
+  while (*static_cast<volatile unsigned*>(&g_never_set) == 0) {
+  }
+  out[threadIdx.x] = 0;
+}
+
+std::vector<tut::Variant<CopyProblem>> spinning_variants() {
+  tut::VariantList<CopyProblem> v;
+  v.add("copy", "copy through shared memory", "", [](CopyProblem& p, cudaStream_t s) {
+    copy_through_shared<<<1, 256, 0, s>>>(p.in.data(), p.out.data());
+  });
+  v.add("spins", "BUG: waits for a flag nobody sets", "", [](CopyProblem& p, cudaStream_t s) {
+    spins_forever<<<1, 32, 0, s>>>(p.out.data());
+  }).negative = true;
+  v.add("races", "BUG (perturbation only)", "", [](CopyProblem& p, cudaStream_t s) {
+    copy_through_shared<<<1, 256, 0, s>>>(p.in.data(), p.out.data());
+  }).perturb_negative = true;
+  return v.list;
+}
+
+// A fake chapter around CopyProblem: one 4 KiB tile, one check size.
+tut::Chapter<CopyProblem> fake_chapter() {
+  tut::Chapter<CopyProblem> ch;
+  ch.id = "test_watchdog";
+  ch.title = "the harness's watchdog, on a kernel that spins forever";
+  ch.size_help = "bytes (the problem is always one 4 KiB tile)";
+  ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{4096}; };
+  ch.check_sizes = {4096};
+  ch.device_bytes = [](std::uint64_t) { return std::uint64_t{1} << 20; };
+  ch.variants = spinning_variants();
+  return ch;
+}
+
+int run_fake_chapter(std::vector<std::string> args) {
+  args.insert(args.begin(), "test_watchdog");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  return tut::run_chapter(static_cast<int>(argv.size()), argv.data(), fake_chapter());
+}
+
+}  // namespace
+
+// In a child process (a death test: the spinning kernel's context cannot be recovered, only torn
+// down when the process ends): the run must end within the limit plus start-up, with exit 1 and
+// the one line naming the chapter, the variant and what it was doing.
+TEST(Watchdog, AKernelThatNeverFinishesEndsTheRunWithExit1AndOneLineNamingIt) {
+  SKIP_UNLESS_GPU(8, 0);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the child starts afresh, CUDA included
+  EXPECT_EXIT(
+      {
+        setenv("TUTORIAL_WATCHDOG_S", "2", 1);
+        std::thread([] {  // if the watchdog never fires, the child must not hang the suite
+          std::this_thread::sleep_for(std::chrono::seconds(60));
+          std::fprintf(stderr, "the watchdog did not fire within 60 s\n");
+          std::_Exit(3);
+        }).detach();
+        std::exit(run_fake_chapter({"--variant=spins", "--check-only", "--seed=3"}));
+      },
+      ::testing::ExitedWithCode(1),
+      "test_watchdog: variant spins did not finish within 2 s .checked launch, size 4096.: a wait "
+      "that never completes .inside cuda::pipeline, or an unbounded mbarrier wait.; exit 1");
+}
+
+// The same run with a correct kernel is not touched by the watchdog.
+TEST(Watchdog, ACorrectRunPassesUnderTheWatchdog) {
+  SKIP_UNLESS_GPU(8, 0);
+  EXPECT_EQ(run_fake_chapter({"--variant=copy", "--check-only", "--seed=3"}), 0);
+}
+
+// --- Perturbation negatives (Variant::perturb_negative) -----------------------------------------
+
+TEST(PerturbNegatives, RunOnlyWhenAskedForAndListedWithTheirOwnMarker) {
+  const tut::Chapter<CopyProblem> ch = fake_chapter();
+  auto keys = [&](const std::string& spec) {
+    std::string error;
+    std::string joined;
+    for (std::size_t i : tut::detail::select_variants(ch, spec, error))
+      joined += (joined.empty() ? "" : ",") + ch.variants[i].key;
+    return joined;
+  };
+  EXPECT_EQ(keys("all"), "copy");
+  EXPECT_EQ(keys("negative"), "spins");            // cmake/check_negatives.cmake's set
+  EXPECT_EQ(keys("perturb-negative"), "races");    // the perturb label's set
+  EXPECT_EQ(keys("races,copy"), "races,copy");     // by key, in any build
+
+  testing::internal::CaptureStdout();
+  EXPECT_EQ(run_fake_chapter({"--list"}), 0);
+  const std::string listing = "\n" + testing::internal::GetCapturedStdout();
+  auto line_of = [&](const std::string& key) {
+    const std::size_t at = listing.find("\n" + key + " ");
+    if (at == std::string::npos) return std::string();
+    return listing.substr(at + 1, listing.find('\n', at + 1) - at - 1);
+  };
+  EXPECT_NE(line_of("spins").find("[negative: must FAIL]"), std::string::npos) << listing;
+  EXPECT_NE(line_of("races").find("[perturb negative: must FAIL in a TUTORIAL_PERTURB build]"),
+            std::string::npos)
+      << listing;
+  // cmake/check_negatives.cmake's pattern for plain negatives must not pick it up
+  EXPECT_EQ(line_of("races").find("[negative"), std::string::npos) << listing;
+  EXPECT_EQ(line_of("copy").find("must FAIL"), std::string::npos) << listing;
+}
+
+// --- The perturbation build's delays (common/perturb.cuh) ---------------------------------------
+
+#if defined(TUTORIAL_PERTURB)
+namespace {
+
+constexpr unsigned kPerturbIterations = 8;
+
+// Each warp times each of its perturbation points with %globaltimer.
+__global__ void time_perturbation_points(unsigned long long* delay_ns) {
+  const unsigned warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  for (unsigned it = 0; it < kPerturbIterations; ++it) {
+    const unsigned long long before = tut::globaltimer_ns();
+    tut::perturb(tut::Perturb::kBeforeRelease, it);
+    const unsigned long long after = tut::globaltimer_ns();
+    if (threadIdx.x % 32 == 0) delay_ns[warp * kPerturbIterations + it] = after - before;
+  }
+}
+
+}  // namespace
+#endif
+
+// In the TUTORIAL_PERTURB build a seeded subset of (warp, iteration) points sleeps: some, not all
+// (about one in eight by design; the bounds leave room for __nanosleep's approximate duration).
+TEST(Perturb, ASeededSubsetOfWarpsSleepsInThePerturbationBuild) {
+#if !defined(TUTORIAL_PERTURB)
+  GTEST_SKIP() << "not a -DTUTORIAL_PERTURB=ON build: perturb() is a no-op";
+#else
+  SKIP_UNLESS_GPU(8, 0);
+  constexpr unsigned kBlocks = 64, kThreads = 256;
+  const unsigned points = kBlocks * kThreads / 32 * kPerturbIterations;
+  tut::DeviceBuffer<unsigned long long> delay(points);
+  tut::set_perturb_seed(12345);
+  time_perturbation_points<<<kBlocks, kThreads>>>(delay.data());
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<unsigned long long> ns = delay.download(nullptr);
+  unsigned slept = 0;
+  for (unsigned long long d : ns) slept += d >= 500 ? 1 : 0;
+  EXPECT_GT(slept, points / 50) << slept << " of " << points << " points slept";
+  EXPECT_LT(slept, points / 3) << slept << " of " << points << " points slept";
+  tut::set_perturb_seed(0);  // 0: no delays
+#endif
 }

@@ -146,8 +146,8 @@ __global__ void stream_v1_sync_kernel(const uint4* __restrict__ d_in, uint4* __r
 //   consumer_wait_prior<N>()      cp.async.wait_group N (DEPBAR.LE SB0, N): all but the N newest
 //                                 of THIS THREAD's groups have landed. CCCL clamps N to 8.
 //   consumer_release()            nothing at thread scope
-// The groups are per thread and counted, not named: "wait_prior<STAGES-1>" means "tile k" only
-// because every iteration commits exactly one group - even an empty one.
+// The groups are per thread and counted, not named: a wait_prior<N> means "tile k" only because
+// every iteration commits exactly one group - even an empty one.
 template <int STAGES, class Tracing = tut::TraceOff>
 __global__ void __launch_bounds__(THREADS)
     stream_v2_pipeline_kernel(const uint4* __restrict__ d_in, uint4* __restrict__ d_out,

@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(THREADS)
                               std::size_t n_vecs, int rounds, Tracing trace = {}) {
   static_assert(STAGES >= 1, "at least one stage");
   extern __shared__ uint4 s_ring[];  // [STAGES][TILE_VECS] uint4, STAGES x 4 KiB
-  auto lane = trace.lane(0, threadIdx.x == 0);
+  auto lane = trace.lane(0, threadIdx.x == 0);  // thread 0 records the ring
   const int tid = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + TILE_VECS - 1) / TILE_VECS;
   const std::size_t my_tiles =

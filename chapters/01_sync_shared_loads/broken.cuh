@@ -87,7 +87,7 @@ __global__ void stream_v9_no_tail_kernel(const float4* __restrict__ d_in,
 // few microseconds; meanwhile the warp that stores the float4 it still has to read loads the
 // next tile and overwrites them. In the normal build the points are no-ops and the race
 // usually hides: that is the point of the perturbation build.
-__global__ void stream_v10_no_trailing_sync_perturbed_kernel(const float4* __restrict__ d_in,
+__global__ void stream_v10_no_sync_perturbed_kernel(const float4* __restrict__ d_in,
                                                              float4* __restrict__ d_out,
                                                              std::size_t n_vecs) {
   __shared__ float4 s_tile[kStreamTileVecs];
@@ -122,11 +122,11 @@ inline void add_negatives(tut::VariantList<Problem>& v) {
   v9.reference = kReverseTiles;
   v9.negative = true;
   tut::Variant<Problem>& v10 = v.add(
-      "v10_no_trailing_sync_perturbed", "v10 BROKEN: no barrier, perturbed",
+      "v10_no_sync_perturbed", "v10 BROKEN: no barrier, perturbed",
       "negative (perturbation build): v1 without the write-after-read barrier, late only at "
       "v1's own perturbation points; must FAIL there",
       [](Problem& p, cudaStream_t s) {
-        launch_stream(stream_v10_no_trailing_sync_perturbed_kernel, p, 0, s);
+        launch_stream(stream_v10_no_sync_perturbed_kernel, p, 0, s);
       });
   v10.reference = kReverseTiles;
   v10.perturb_negative = true;

@@ -86,12 +86,12 @@ TEST(Ch01Negative, DroppedPartialTileIsCaught) {
 // in the lap check; in the normal build the schedule usually hides the race, so nothing is
 // asserted there.
 TEST(Ch01Negative, MissingWriteAfterReadBarrierFailsUnderPerturbation) {
-  EXPECT_TRUE(variant("v10_no_trailing_sync_perturbed").perturb_negative);
+  EXPECT_TRUE(variant("v10_no_sync_perturbed").perturb_negative);
 #if defined(TUTORIAL_PERTURB)
   SKIP_UNLESS_GPU(8, 0);
   ch01::Problem p(config(ss::kLargestCheckSize));
   const tut::ScopedGridCap cap(2);
-  EXPECT_FALSE(tut::run_and_verify(p, variant("v10_no_trailing_sync_perturbed"), nullptr).ok())
+  EXPECT_FALSE(tut::run_and_verify(p, variant("v10_no_sync_perturbed"), nullptr).ok())
       << "v10 must fail once warps are made late at v1's perturbation points";
 #else
   GTEST_SKIP() << "v10 must FAIL only in a TUTORIAL_PERTURB build";

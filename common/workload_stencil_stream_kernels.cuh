@@ -2,13 +2,13 @@
 /// @brief What every kernel on the stencil/stream workload (workload_stencil_stream.cuh)
 ///        shares, and how it is launched: the block size, the stencil's window sum, the
 ///        launchers (256 threads on a persistent grid over the Problem's buffers), and on the
-///        host the registry rows and the chapter description that chapters 01-03 share.
+///        host the chapter description that chapters 01-03 share. The chapters register their
+///        variants with plain tut::VariantList::add calls on these launchers.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,49 +42,10 @@ inline void launch_stencil(StencilKernel kernel, Problem& p, cudaStream_t s) {
 }
 
 /// @brief Runs a stream kernel over the Problem's buffers at @p blocks_per_sm blocks per SM
-///        (0: as many as fit, i.e. full occupancy).
+///        (0: as many as fit, i.e. full occupancy; the "_low" rows pass p.blocks_per_sm()).
 inline void launch_stream(StreamKernel kernel, Problem& p, int blocks_per_sm, cudaStream_t s) {
   launch_persistent(kernel, kThreads, 0, p.sms(), blocks_per_sm, s, p.in_vecs(), p.out_vecs(),
                     p.n_vecs());
-}
-
-/// @brief Where a stream variant runs: at --blocks-per-sm (default 1; the "_low" rows) or with
-///        as many blocks per SM as fit (the "_full" rows).
-enum class Occupancy { kLow, kFull };
-
-/// @brief Registers a stencil kernel (full occupancy, checked against the stencil reference);
-///        returns the variant so that optional fields (negative, ...) can be set by name.
-inline Variant<Problem>& add_stencil(VariantList<Problem>& v, std::string key, std::string name,
-                                     std::string description, StencilKernel kernel) {
-  Variant<Problem>& added =
-      v.add(std::move(key), std::move(name), std::move(description),
-            [kernel](Problem& p, cudaStream_t s) { launch_stencil(kernel, p, s); });
-  added.reference = kStencil;
-  return added;
-}
-
-/// @brief Registers a stream kernel at @p occupancy, checked against the tile reversal.
-inline Variant<Problem>& add_stream(VariantList<Problem>& v, std::string key, std::string name,
-                                    std::string description, StreamKernel kernel,
-                                    Occupancy occupancy) {
-  Variant<Problem>& added = v.add(
-      std::move(key), std::move(name), std::move(description),
-      [kernel, occupancy](Problem& p, cudaStream_t s) {
-        launch_stream(kernel, p, occupancy == Occupancy::kLow ? p.low_blocks_per_sm() : 0, s);
-      });
-  added.reference = kReverseTiles;
-  return added;
-}
-
-/// @brief Registers a stream kernel twice: "<key>_low" at --blocks-per-sm and "<key>_full" with
-///        as many blocks per SM as fit.
-inline void add_low_and_full(VariantList<Problem>& v, const std::string& key,
-                             const std::string& name, const std::string& description,
-                             StreamKernel kernel) {
-  add_stream(v, key + "_low", name + ", low occ", description + " (--blocks-per-sm)", kernel,
-             Occupancy::kLow);
-  add_stream(v, key + "_full", name + ", full occ", description + " (full occupancy)", kernel,
-             Occupancy::kFull);
 }
 
 /// @brief The description of a chapter on this workload: its executable @p id and @p title,

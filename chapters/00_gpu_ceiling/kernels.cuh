@@ -1,21 +1,22 @@
-// Chapter 00: your GPU and its ceiling
-//
-// What it teaches: before any async copy, know the number everything is measured against.
-// A streaming kernel can never beat the DRAM bandwidth of the card, and the best practical
-// estimate of that is a large device-to-device cudaMemcpyAsync: a copy the CUDA driver
-// performs for us. On the H200 it runs on the SMs, not on a copy engine: a probe shows it
-// waiting for SMs that another kernel holds (README, "Who performs that copy?"). Every later
-// chapter reports "% of ceiling" against that copy, measured in the same run, because clocks,
-// other tenants and the card's state move the absolute figure.
-//
-// "Bytes moved" means bytes read from plus bytes written to global memory, counted once:
-// copying N bytes moves 2N bytes. Halo re-reads or cache hits are not counted, so a kernel
-// that re-reads data appears to go no faster than one that doesn't.
-//
-// Kernels: plain copies with no shared memory - 4 B per thread, 16 B per thread, and 16 B
-// per thread with 4 independent loads in flight. Device code and launchers only; the Problem
-// and the registry are in host.cuh, the size sweep (1 MiB to 1 GiB per buffer, after the
-// table) in main.cu, the negative v9 (forgets the tail) in tests/negatives/00_gpu_ceiling.cuh.
+/// @file kernels.cuh
+/// @brief Chapter 00's copy kernels (4 B, 16 B, and 4 x 16 B per thread, no shared memory)
+///        and their launchers: the baselines measured against the cudaMemcpyAsync ceiling.
+///
+/// What it teaches: before any async copy, know the number everything is measured against.
+/// A streaming kernel can never beat the DRAM bandwidth of the card, and the best practical
+/// estimate of that is a large device-to-device cudaMemcpyAsync: a copy the CUDA driver
+/// performs for us. On the H200 it runs on the SMs, not on a copy engine: a probe shows it
+/// waiting for SMs that another kernel holds (README, "Who performs that copy?"). Every later
+/// chapter reports "% of ceiling" against that copy, measured in the same run, because clocks,
+/// other tenants and the card's state move the absolute figure.
+///
+/// "Bytes moved" means bytes read from plus bytes written to global memory, counted once:
+/// copying N bytes moves 2N bytes. Halo re-reads or cache hits are not counted, so a kernel
+/// that re-reads data appears to go no faster than one that doesn't.
+///
+/// Reading order: v1 (4 B per thread), v2 (16 B per thread), v3 (16 B x 4 in flight per
+/// thread), then the launchers. The Problem, the registry and the size sweep are in main.cu;
+/// the negative v9 (forgets the tail) is in broken.cuh.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -80,16 +81,18 @@ __global__ void copy_v3_vec4_unrolled_kernel(const uint4* __restrict__ d_in,
     for (int u = 0; u < UNROLL; ++u) d_out[i + u * threads] = r[u];
     // EXERCISE-END
   }
+  // EXERCISE-BEGIN: what the unrolled steps left: the whole vectors of a last, partial step, then the words that do not fill a vector
   for (; i < n_vecs; i += threads) d_out[i] = d_in[i];  // remainder of whole vectors
   const auto* in_words = reinterpret_cast<const std::uint32_t*>(d_in);
   auto* out_words = reinterpret_cast<std::uint32_t*>(d_out);
   const std::size_t tail = n_vecs * 4 + first;
   if (tail < n_words) out_words[tail] = in_words[tail];
+  // EXERCISE-END
 }
 
 // ---------------------------------------------------------------------------------------------
 // Launchers: a full-occupancy persistent grid (resident blocks per SM x SMs), via
-// tut::persistent_grid (its occupancy query runs once per kernel, not per launch).
+// tut::launch_persistent (its occupancy query runs once per kernel, not per launch).
 // ---------------------------------------------------------------------------------------------
 inline void launch_copy_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            cudaStream_t s) {
@@ -97,20 +100,19 @@ inline void launch_copy_v0(const std::uint32_t* d_in, std::uint32_t* d_out, std:
 }
 inline void launch_copy_v1(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(copy_v1_word_kernel, THREADS, sms);
-  copy_v1_word_kernel<<<grid, THREADS, 0, s>>>(d_in, d_out, n_words);
+  tut::launch_persistent(copy_v1_word_kernel, THREADS, 0, sms, 0, s, d_in, d_out, n_words);
 }
 inline void launch_copy_v2(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(copy_v2_vec4_kernel, THREADS, sms);
-  copy_v2_vec4_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
-                                               reinterpret_cast<uint4*>(d_out), n_words);
+  tut::launch_persistent(copy_v2_vec4_kernel, THREADS, 0, sms, 0, s,
+                         reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out),
+                         n_words);
 }
 inline void launch_copy_v3(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(copy_v3_vec4_unrolled_kernel, THREADS, sms);
-  copy_v3_vec4_unrolled_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
-                                                        reinterpret_cast<uint4*>(d_out), n_words);
+  tut::launch_persistent(copy_v3_vec4_unrolled_kernel, THREADS, 0, sms, 0, s,
+                         reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out),
+                         n_words);
 }
 
 }  // namespace ch00

@@ -1,25 +1,27 @@
-// Chapter 02: cuda::memcpy_async completed by a cuda::barrier in shared memory.
-//
-// What it adds over chapter 01: the loads stop travelling through registers. Each thread asks
-// for its elements with cuda::memcpy_async(dst, src, size, bar) (CCCL: the CUDA C++ Core
-// Libraries, libcu++ and friends, shipped with nvcc). The hardware copies global -> shared on
-// its own, and the block-scope barrier (an mbarrier object in shared memory) completes its phase
-// only when every thread has arrived AND every copy bound to it has landed.
-//
-// The same call compiles to three different things, decided by what CCCL can prove:
-//   float* + aligned_size_t<4>            cp.async.ca 4 B + cp.async.mbarrier.arrive (LDGSTS)
-//   void* + a plain size_t                byte loads and stores, done synchronously
-//   aligned_size_t<16>, barrier in shared memory, sm_90
-//                                         cp.async.bulk (the TMA unit) + mbarrier.expect_tx
-// Reading order: v1/v2 (the stencil's copies asynchronous / through void*), v4 (the stream
-// with 16-byte copies), v5 (v4's copy completed by a thread-scope cuda::pipeline). The
-// baselines v0 and v3 are chapter 01's stencil and stream, run from common/
-// workload_stencil_stream_baselines.cuh, which also launches every kernel here. The host side
-// is host.cuh; the negative v9 is in tests/negatives/02_memcpy_async_barrier.cuh.
+/// @file kernels.cuh
+/// @brief Chapter 02's lesson kernels: cuda::memcpy_async completed by a block-scope
+///        cuda::barrier in shared memory, on the stencil (4-byte copies, and the void* fallback)
+///        and on the stream (16-byte copies, which sm_90 turns into TMA bulk copies).
+///
+/// What it adds over chapter 01: the loads stop travelling through registers. Each thread asks
+/// for its elements with cuda::memcpy_async(dst, src, size, bar) (CCCL: the CUDA C++ Core
+/// Libraries, libcu++ and friends, shipped with nvcc). The hardware copies global -> shared on
+/// its own, and the block-scope barrier (an mbarrier object in shared memory) completes its
+/// phase only when every thread has arrived AND every copy bound to it has landed.
+///
+/// The same call compiles to different things, decided by what CCCL can prove:
+///   float* + aligned_size_t<4>            cp.async.ca 4 B + cp.async.mbarrier.arrive (LDGSTS)
+///   void* + a plain size_t                byte loads and stores, done synchronously
+///   aligned_size_t<16>, barrier in shared memory, sm_90
+///                                         cp.async.bulk (the TMA unit) + mbarrier.expect_tx
+/// Reading order: v1/v2 (the stencil's copies asynchronous / through void*), v4 (the stream
+/// with 16-byte copies). The baselines v0 and v3 are chapter 01's stencil and stream, run from
+/// common/workload_stencil_stream_baselines.cuh; every kernel runs through the workload's
+/// launchers (common/workload_stencil_stream_kernels.cuh). The registry is in main.cu; the
+/// negative v9 is in broken.cuh.
 #pragma once
 
 #include <cuda/barrier>
-#include <cuda/pipeline>
 #include <cuda/ptx>
 #include <cuda_runtime.h>
 #include <nv/target>
@@ -27,6 +29,7 @@
 #include <cstdint>
 
 #include "common/block_barrier.cuh"
+#include "common/perturb.cuh"
 #include "common/workload_stencil_stream.cuh"
 #include "common/workload_stencil_stream_kernels.cuh"
 
@@ -58,35 +61,36 @@ __global__ void stencil_v1_async_kernel(const float* __restrict__ d_in, float* _
   __shared__ alignas(16) float s_tile[kRadius + kStencilTileElems + kRadius];  // [3|256|3] floats
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const auto four_bytes = cuda::aligned_size_t<4>(sizeof(float));  // size and both addresses
   const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStencilTileElems;
-    const std::size_t i = base + t;
+    const std::size_t i = base + tid;
     // LESSON: the copies do not block the thread: a halo thread issues its centre and its halo
     // copy back to back, both in flight together. Out-of-range elements are plain shared
     // stores of zero, ordered for the other threads by the same arrive_and_wait.
-    // EXERCISE-BEGIN: stage this thread's centre element asynchronously, bound to the block's barrier so that its wait covers it (an element past the end of the array is a zero)
-    if (i < n) cuda::memcpy_async(&s_tile[kRadius + t], &d_in[i], four_bytes, bar);
-    else s_tile[kRadius + t] = 0.0f;
-    // EXERCISE-END
-    if (t < kRadius) {
-      const std::size_t left = base + t;  // element base - kRadius + t
+    // EXERCISE-BEGIN: stage this thread's centre element and, for the first and last kRadius threads, one halo element each, asynchronously and bound to the block's barrier so that its wait covers them (an element outside the array is a zero)
+    if (i < n) cuda::memcpy_async(&s_tile[kRadius + tid], &d_in[i], four_bytes, bar);
+    else s_tile[kRadius + tid] = 0.0f;
+    if (tid < kRadius) {
+      const std::size_t left = base + tid;  // element base - kRadius + tid
       if (left >= kRadius && left - kRadius < n)
-        cuda::memcpy_async(&s_tile[t], &d_in[left - kRadius], four_bytes, bar);
+        cuda::memcpy_async(&s_tile[tid], &d_in[left - kRadius], four_bytes, bar);
       else
-        s_tile[t] = 0.0f;
+        s_tile[tid] = 0.0f;
     }
-    if (t >= kStencilTileElems - kRadius) {
+    if (tid >= kStencilTileElems - kRadius) {
       const std::size_t right = i + kRadius;
-      if (right < n) cuda::memcpy_async(&s_tile[kRadius + t + kRadius], &d_in[right], four_bytes, bar);
-      else s_tile[kRadius + t + kRadius] = 0.0f;
+      if (right < n) cuda::memcpy_async(&s_tile[kRadius + tid + kRadius], &d_in[right], four_bytes, bar);
+      else s_tile[kRadius + tid + kRadius] = 0.0f;
     }
-    // EXERCISE-BEGIN: before anyone reads a neighbour: every thread of the block has issued its copies and every copy has landed (one call does both)
-    bar.arrive_and_wait();
     // EXERCISE-END
-    if (i < n) d_out[i] = stencil_sum(s_tile, t);
+    // EXERCISE-BEGIN: before anyone reads a neighbour: every thread of the block has issued its copies and every copy has landed (one call does both)
+    bar.arrive_and_wait();  // one wait: every thread arrived, every copy landed
+    // EXERCISE-END
+    if (i < n) d_out[i] = stencil_sum(s_tile, tid);
+    tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(tile));
     __syncthreads();  // write after read: the next tile's copies overwrite s_tile
   }
 }
@@ -103,35 +107,35 @@ __global__ void stencil_v2_bytes_kernel(const float* __restrict__ d_in, float* _
   __shared__ alignas(16) float s_tile[kRadius + kStencilTileElems + kRadius];
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t four_bytes = sizeof(float);  // v1's size, without its alignment promise
   const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStencilTileElems;
-    const std::size_t i = base + t;
+    const std::size_t i = base + tid;
     if (i < n)
-      cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + t]), static_cast<const void*>(&d_in[i]),
+      cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + tid]), static_cast<const void*>(&d_in[i]),
                          four_bytes, bar);
     else
-      s_tile[kRadius + t] = 0.0f;
-    if (t < kRadius) {
-      const std::size_t left = base + t;
+      s_tile[kRadius + tid] = 0.0f;
+    if (tid < kRadius) {
+      const std::size_t left = base + tid;
       if (left >= kRadius && left - kRadius < n)
-        cuda::memcpy_async(static_cast<void*>(&s_tile[t]),
+        cuda::memcpy_async(static_cast<void*>(&s_tile[tid]),
                            static_cast<const void*>(&d_in[left - kRadius]), four_bytes, bar);
       else
-        s_tile[t] = 0.0f;
+        s_tile[tid] = 0.0f;
     }
-    if (t >= kStencilTileElems - kRadius) {
+    if (tid >= kStencilTileElems - kRadius) {
       const std::size_t right = i + kRadius;
       if (right < n)
-        cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + t + kRadius]),
+        cuda::memcpy_async(static_cast<void*>(&s_tile[kRadius + tid + kRadius]),
                            static_cast<const void*>(&d_in[right]), four_bytes, bar);
       else
-        s_tile[kRadius + t + kRadius] = 0.0f;
+        s_tile[kRadius + tid + kRadius] = 0.0f;
     }
     bar.arrive_and_wait();
-    if (i < n) d_out[i] = stencil_sum(s_tile, t);
+    if (i < n) d_out[i] = stencil_sum(s_tile, tid);
     __syncthreads();
   }
 }
@@ -155,51 +159,19 @@ __global__ void stream_v4_async_kernel(const float4* __restrict__ d_in, float4* 
   __shared__ alignas(16) float4 s_tile[kStreamTileVecs];  // [256] float4 = 4 KiB
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
-    if (t < count)
-      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(float4)), bar);
+    if (tid < count)
+      cuda::memcpy_async(&s_tile[tid], &d_in[base + tid], cuda::aligned_size_t<16>(sizeof(float4)), bar);
     bar.arrive_and_wait();  // every thread arrived and every copy landed
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    if (tid < count) d_out[base + tid] = s_tile[count - 1 - tid];
     // sm_90: my reads of s_tile -> before the TMA's refill of it (async proxy)
     NV_IF_TARGET(NV_PROVIDES_SM_90, (cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);));
+    tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(tile));
     __syncthreads();        // write after read: consumed before the next copies overwrite it
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// v5: v4's per-thread 16-byte copy, completed by a thread-scope cuda::pipeline instead
-// ---------------------------------------------------------------------------------------------
-// LESSON: the completion object decides the instruction. CCCL's bulk-copy path needs a
-// block-scope barrier in shared memory (with the default completion) to count bytes on; a
-// cuda::pipeline of any scope completes through commit groups only, so here sm_90 gets the
-// cp.async of sm_80 as well:
-//   memcpy_async(.., aligned_size_t<16>, pipe)  cp.async.cg.shared.global [s], [g], 16, 16
-//   producer_commit()                           cp.async.commit_group (LDGDEPBAR)
-//   pipeline_consumer_wait_prior<0>(pipe)       cp.async.wait_group 0 (DEPBAR.LE SB0, 0x0)
-// The wait covers only THIS thread's copies, so a __syncthreads() follows it before anyone
-// reads another thread's float4 (chapter 04 builds its multi-stage ring on this pattern).
-__global__ void stream_v5_pipeline_kernel(const float4* __restrict__ d_in,
-                                          float4* __restrict__ d_out, std::size_t n_vecs) {
-  __shared__ alignas(16) float4 s_tile[kStreamTileVecs];  // [256] float4 = 4 KiB
-  cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();  // registers only
-  const int t = threadIdx.x;
-  const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
-  for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-    const std::size_t base = tile * kStreamTileVecs;
-    const int count = stream_tile_count(n_vecs, base);
-    pipe.producer_acquire();
-    if (t < count)
-      cuda::memcpy_async(&s_tile[t], &d_in[base + t], cuda::aligned_size_t<16>(sizeof(float4)), pipe);
-    pipe.producer_commit();                       // every thread commits: one group per tile
-    cuda::pipeline_consumer_wait_prior<0>(pipe);  // this thread's float4 has landed
-    __syncthreads();                              // everyone's has: the whole tile is there
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
-    pipe.consumer_release();
-    __syncthreads();                              // consumed before the next copies overwrite it
   }
 }
 

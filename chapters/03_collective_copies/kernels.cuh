@@ -1,21 +1,24 @@
-// Chapter 03: collective block copies (cooperative_groups::memcpy_async, cuda::memcpy_async(block))
-//
-// What it adds over chapter 02: instead of every thread naming its own 16 bytes, the whole
-// block makes ONE call that names the whole tile, and the library splits it over the threads
-// (or, on sm_90, hands it to the TMA unit). Two interfaces:
-//   cooperative_groups::memcpy_async(block, dst, src, bytes)  commits a cp.async group;
-//     cooperative_groups::wait(block) / wait_prior<N>(block) = cp.async.wait_group N + block.sync()
-//   cuda::memcpy_async(block, dst, src, cuda::aligned_size_t<16>(bytes), bar)
-//     completes through a cuda::barrier, as in chapter 02.
-// The rule for both: EVERY thread of the group makes the call, with identical arguments. The
-// call is a loop over the group's ranks (or a rank-0 bulk copy); a thread that skips it leaves
-// its share of the tile uncopied - the negative variant shows that.
-//
-// Reading order: v1 cg::memcpy_async, v2 cuda::memcpy_async(block), v3 two buffers with
-// wait_prior, v5 the stencil as one collective copy. The baselines v0 and v4 are chapter 02's
-// per-thread stream and stencil kernels (the same tiles and bytes), run from common/
-// workload_stencil_stream_baselines.cuh, which also launches every kernel here. The host side
-// is host.cuh; the negative v9 is in tests/negatives/03_collective_copies.cuh.
+/// @file kernels.cuh
+/// @brief Chapter 03's lesson kernels: collective block copies (cooperative_groups::memcpy_async
+///        and cuda::memcpy_async(block, ...)), one call per tile instead of one per thread.
+///
+/// What it adds over chapter 02: instead of every thread naming its own 16 bytes, the whole
+/// block makes ONE call that names the whole tile, and the library splits it over the threads
+/// (or, on sm_90, hands it to the TMA unit). Two interfaces:
+///   cooperative_groups::memcpy_async(block, dst, src, bytes)  commits a cp.async group;
+///     cooperative_groups::wait(block) / wait_prior<N>(block) = cp.async.wait_group N + block.sync()
+///   cuda::memcpy_async(block, dst, src, cuda::aligned_size_t<16>(bytes), bar)
+///     completes through a cuda::barrier, as in chapter 02.
+/// The rule for both: EVERY thread of the group makes the call, with identical arguments. The
+/// call is a loop over the group's ranks (or a rank-0 bulk copy); a thread that skips it leaves
+/// its share of the tile uncopied - the negative variant shows that.
+///
+/// Reading order: v1 cg::memcpy_async, v2 cuda::memcpy_async(block), v3 two buffers with
+/// wait_prior, v5 the stencil as one collective copy. The baselines v0 and v4 are chapter 02's
+/// per-thread stream and stencil kernels (the same tiles and bytes), run from common/
+/// workload_stencil_stream_baselines.cuh; every kernel runs through the workload's launchers
+/// (common/workload_stencil_stream_kernels.cuh). The registry is in main.cu; the negative v9
+/// is in broken.cuh.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -55,7 +58,7 @@ __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __r
                                     std::size_t n_vecs) {
   __shared__ alignas(16) float4 s_tile[kStreamTileVecs];
   const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStreamTileVecs;
@@ -64,7 +67,7 @@ __global__ void stream_v1_cg_kernel(const float4* __restrict__ d_in, float4* __r
     cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);
     // EXERCISE-END
     cg::wait(block);  // invariant: s_tile[0 .. count) holds this tile, visible to all
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    if (tid < count) d_out[base + tid] = s_tile[count - 1 - tid];
     block.sync();     // consumed before the next call overwrites it
   }
 }
@@ -87,7 +90,7 @@ __global__ void stream_v2_cuda_block_kernel(const float4* __restrict__ d_in,
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStreamTileVecs;
@@ -95,7 +98,7 @@ __global__ void stream_v2_cuda_block_kernel(const float4* __restrict__ d_in,
     cuda::memcpy_async(block, s_tile, d_in + base, cuda::aligned_size_t<16>(sizeof(float4) * count),
                        bar);
     bar.arrive_and_wait();  // 256 arrivals and (sm_90) count*16 transaction bytes
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    if (tid < count) d_out[base + tid] = s_tile[count - 1 - tid];
     NV_IF_TARGET(NV_PROVIDES_SM_90, (cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);));
     __syncthreads();
   }
@@ -115,7 +118,7 @@ __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
                                            float4* __restrict__ d_out, std::size_t n_vecs) {
   __shared__ alignas(16) float4 s_tile[2][kStreamTileVecs];  // [2][256] float4 = 8 KiB
   const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   std::size_t tile = blockIdx.x;
   if (tile < num_tiles) {  // prologue
@@ -136,7 +139,7 @@ __global__ void stream_v3_cg_double_kernel(const float4* __restrict__ d_in,
     }
     const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
-    if (t < count) d_out[base + t] = s_tile[k & 1][count - 1 - t];
+    if (tid < count) d_out[base + tid] = s_tile[k & 1][count - 1 - tid];
     block.sync();  // buffer k&1 is refilled by the copy issued in iteration k+1
   }
 }
@@ -156,7 +159,7 @@ __global__ void stencil_v5_block_kernel(const float* __restrict__ d_in, float* _
   __shared__ alignas(BlockBarrier) unsigned char s_bar_bytes[sizeof(BlockBarrier)];
   BlockBarrier& bar = tut::init_block_barrier(s_bar_bytes);
   const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const std::size_t num_tiles = (n + kStencilTileElems - 1) / kStencilTileElems;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStencilTileElems;
@@ -167,11 +170,11 @@ __global__ void stencil_v5_block_kernel(const float* __restrict__ d_in, float* _
     const int end_slot = first_slot + static_cast<int>(hi - lo);  // one past the last
     cuda::memcpy_async(block, &s_tile[first_slot], &d_in[lo],
                        cuda::aligned_size_t<4>(sizeof(float) * (hi - lo)), bar);
-    for (int slot = t; slot < SPAN; slot += kThreads)  // zeros outside the array
+    for (int slot = tid; slot < SPAN; slot += kThreads)  // zeros outside the array
       if (slot < first_slot || slot >= end_slot) s_tile[slot] = 0.0f;
     bar.arrive_and_wait();
-    const std::size_t i = base + t;
-    if (i < n) d_out[i] = stencil_sum(s_tile, t);
+    const std::size_t i = base + tid;
+    if (i < n) d_out[i] = stencil_sum(s_tile, tid);
     __syncthreads();
   }
 }

@@ -1,3 +1,6 @@
+/// @file sweep.cuh
+/// @brief Chapter 04's two sweeps, run after the table: where does pipeline depth pay?
+//
 // Chapter 04's sweeps, run after the table (ch.after_table): where does pipeline depth pay?
 //   1. stages x blocks per SM, --rounds=0: bytes in flight per SM = blocks x stages x 4 KiB.
 //   2. stages x rounds at --blocks-per-sm: how much compute the copies can hide behind.
@@ -17,7 +20,8 @@
 
 #include "common/device_buffer.cuh"
 #include "common/harness.cuh"
-#include "host.cuh"
+#include "kernels.cuh"
+#include "problem.cuh"
 
 namespace ch04 {
 
@@ -71,18 +75,27 @@ int blocks_that_fit_v2() {
   return static_cast<int>(tut::persistent_grid(stream_v2_pipeline_kernel<STAGES>, THREADS, 1, 0,
                                                static_cast<std::size_t>(STAGES) * TILE_BYTES));
 }
-inline int blocks_that_fit(int stages) {
-  switch (stages) {
-    case 1: return blocks_that_fit_v2<1>();
-    case 2: return blocks_that_fit_v2<2>();
-    case 3: return blocks_that_fit_v2<3>();
-    case 4: return blocks_that_fit_v2<4>();
-    case 6: return blocks_that_fit_v2<6>();
-    case 8: return blocks_that_fit_v2<8>();
-    case 12: return blocks_that_fit_v2<12>();
-    default: return blocks_that_fit_v2<16>();
-  }
+
+/// The instantiated stage counts that the sweeps walk: the untraced launcher of each, and the
+/// occupancy query of each (the registry in main.cu names the same counts one by one).
+using PipelineLaunch = void (*)(const uint4*, uint4*, std::size_t, int, int, int, cudaStream_t);
+struct StageKernel {
+  int stages;
+  PipelineLaunch launch;
+  int (*blocks_that_fit)();
+};
+inline std::vector<StageKernel> stage_kernels() {
+  return {{1, launch_stream_v2<1>, blocks_that_fit_v2<1>},
+          {2, launch_stream_v2<2>, blocks_that_fit_v2<2>},
+          {3, launch_stream_v2<3>, blocks_that_fit_v2<3>},
+          {4, launch_stream_v2<4>, blocks_that_fit_v2<4>},
+          {6, launch_stream_v2<6>, blocks_that_fit_v2<6>},
+          {8, launch_stream_v2<8>, blocks_that_fit_v2<8>},
+          {12, launch_stream_v2<12>, blocks_that_fit_v2<12>},
+          {16, launch_stream_v2<16>, blocks_that_fit_v2<16>}};
 }
+/// The deepest ring instantiated (the check sizes give it laps: problem.cuh).
+constexpr int kDeepestStages = 16;
 
 inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std::string& json_path) {
   SweepProblem p(cfg);
@@ -157,7 +170,7 @@ inline bool run_sweeps(const tut::RunConfig& cfg, cudaStream_t stream, const std
                 [](const uint4* in, uint4* out, std::size_t n, int, int sm_count, int b,
                    cudaStream_t s) { launch_stream_v1(in, out, n, sm_count, b, s); });
   for (const StageKernel& k : stage_kernels())
-    occupancy_row(k.stages, blocks_that_fit(k.stages), k.launch);
+    occupancy_row(k.stages, k.blocks_that_fit(), k.launch);
 
   // 2. stages x rounds at the chapter's low occupancy. Rounds in the outer loop, so the CPU
   //    reference is computed once per rounds value; printed as one row per stage count.

@@ -5,7 +5,8 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "host.cuh"
+#define TUTORIAL_CHAPTER_TEST  // main.cu without its main(): the Problem and the registry
+#include "main.cu"
 
 namespace {
 
@@ -78,6 +79,23 @@ TEST(Ch01Negative, DroppedPartialTileIsCaught) {
   const tut::VerifyResult r = tut::run_and_verify(p, variant("v9_no_tail"), nullptr);
   EXPECT_FALSE(r.ok()) << "v9 must fail";
   EXPECT_EQ(r.mismatches, 5u * 4) << "exactly the 5 float4 of the partial tile";
+}
+
+// v10 is v1 without its trailing barrier and with nothing else added: only the lesson
+// kernel's own perturbation points make a warp late. In the TUTORIAL_PERTURB build it must FAIL
+// in the lap check; in the normal build the schedule usually hides the race, so nothing is
+// asserted there.
+TEST(Ch01Negative, MissingWriteAfterReadBarrierFailsUnderPerturbation) {
+  EXPECT_TRUE(variant("v10_no_sync_perturbed").perturb_negative);
+#if defined(TUTORIAL_PERTURB)
+  SKIP_UNLESS_GPU(8, 0);
+  ch01::Problem p(config(ss::kLargestCheckSize));
+  const tut::ScopedGridCap cap(2);
+  EXPECT_FALSE(tut::run_and_verify(p, variant("v10_no_sync_perturbed"), nullptr).ok())
+      << "v10 must fail once warps are made late at v1's perturbation points";
+#else
+  GTEST_SKIP() << "v10 must FAIL only in a TUTORIAL_PERTURB build";
+#endif
 }
 
 TEST(Ch01Negative, MissingWriteAfterReadBarrierIsCaughtFromTheSecondLap) {

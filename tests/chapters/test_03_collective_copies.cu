@@ -5,7 +5,8 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "host.cuh"
+#define TUTORIAL_CHAPTER_TEST  // main.cu without its main(): the Problem and the registry
+#include "main.cu"
 
 namespace {
 

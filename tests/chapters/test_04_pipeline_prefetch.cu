@@ -6,9 +6,8 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "kernels.cuh"
-#include "host.cuh"
-#include "sweep.cuh"
+#define TUTORIAL_CHAPTER_TEST  // main.cu without its main(): the Problem and the registry
+#include "main.cu"
 #include "common/timeline.cuh"
 
 namespace {

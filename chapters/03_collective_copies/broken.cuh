@@ -1,7 +1,7 @@
-// Chapter 03's negative: v9, a copy of stream_v1_cg_kernel (chapters/03_collective_copies/
-// kernels.cuh) whose collective call only warp 0 makes, marked // BUG:. It must FAIL under
-// --check-only. The chapter's host.cuh includes this file after kernels.cuh (which brings in
-// the workload's Problem) and calls add_negatives() at the end of variants().
+/// @file broken.cuh
+/// @brief Chapter 03's deliberately broken variant: v9, a copy of stream_v1_cg_kernel
+///        (kernels.cuh) whose collective call only warp 0 makes, marked // BUG:. It must FAIL
+///        under --check-only. main.cu calls add_negatives() at the end of its registry.
 #pragma once
 
 #include <cooperative_groups.h>
@@ -11,7 +11,9 @@
 #include <cstddef>
 
 #include "common/harness.cuh"
+#include "common/workload_stencil_stream.cuh"
 #include "common/workload_stencil_stream_kernels.cuh"
+#include "kernels.cuh"
 
 namespace ch03 {
 
@@ -28,26 +30,29 @@ __global__ void stream_v9_one_warp_kernel(const float4* __restrict__ d_in,
                                           float4* __restrict__ d_out, std::size_t n_vecs) {
   __shared__ alignas(16) float4 s_tile[kStreamTileVecs];
   const cg::thread_block block = cg::this_thread_block();
-  const int t = threadIdx.x;
+  const int tid = threadIdx.x;
   const float nan = __int_as_float(0x7fffffff);
   const std::size_t num_tiles = (n_vecs + kStreamTileVecs - 1) / kStreamTileVecs;
   for (std::size_t tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
     const std::size_t base = tile * kStreamTileVecs;
     const int count = stream_tile_count(n_vecs, base);
-    s_tile[t] = make_float4(nan, nan, nan, nan);
+    s_tile[tid] = make_float4(nan, nan, nan, nan);
     block.sync();
-    if (t < 32) cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);  // BUG
+    if (tid < 32) cg::memcpy_async(block, s_tile, d_in + base, sizeof(float4) * count);  // BUG
     cg::wait(block);
-    if (t < count) d_out[base + t] = s_tile[count - 1 - t];
+    if (tid < count) d_out[base + tid] = s_tile[count - 1 - tid];
     block.sync();
   }
 }
 
+/// @brief Registers v9 (negative) in the chapter's variant list.
 inline void add_negatives(tut::VariantList<Problem>& v) {
-  add_stream(v, "v9_one_warp", "v9 BROKEN: one warp calls",
-             "negative: only warp 0 makes the collective call; must FAIL",
-             stream_v9_one_warp_kernel, Occupancy::kFull)
-      .negative = true;
+  tut::Variant<Problem>& v9 = v.add(
+      "v9_one_warp", "v9 BROKEN: one warp calls",
+      "negative: only warp 0 makes the collective call; must FAIL",
+      [](Problem& p, cudaStream_t s) { launch_stream(stream_v9_one_warp_kernel, p, 0, s); });
+  v9.reference = kReverseTiles;
+  v9.negative = true;
 }
 
 }  // namespace ch03

@@ -1,7 +1,10 @@
-// Chapter 00's negative: v9, copy_v2_vec4_kernel (chapters/00_gpu_ceiling/kernels.cuh) without
-// its tail, marked // BUG:. It must FAIL under --check-only (at every check size that is not a
-// multiple of 16 bytes). The chapter's host.cuh includes this file after its Problem and calls
-// add_negatives() at the end of variants().
+/// @file broken.cuh
+/// @brief Chapter 00's deliberately broken variant: v9, a copy of copy_v2_vec4_kernel
+///        (kernels.cuh) without its tail, the changed line marked // BUG:. It must FAIL under
+///        --check-only at every check size that is not a multiple of 16 bytes.
+///
+/// main.cu calls add_negatives() at the end of its registry; add_negatives() is a template on
+/// the chapter's Problem (defined in main.cu) so that this header compiles on its own.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -11,6 +14,7 @@
 
 #include "common/harness.cuh"
 #include "common/launch.cuh"
+#include "kernels.cuh"
 
 namespace ch00 {
 
@@ -27,12 +31,14 @@ __global__ void copy_v9_no_tail_kernel(const uint4* __restrict__ d_in, uint4* __
 
 inline void launch_copy_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
                            int sms, cudaStream_t s) {
-  const unsigned grid = tut::persistent_grid(copy_v9_no_tail_kernel, THREADS, sms);
-  copy_v9_no_tail_kernel<<<grid, THREADS, 0, s>>>(reinterpret_cast<const uint4*>(d_in),
-                                                  reinterpret_cast<uint4*>(d_out), n_words);
+  tut::launch_persistent(copy_v9_no_tail_kernel, THREADS, 0, sms, 0, s,
+                         reinterpret_cast<const uint4*>(d_in), reinterpret_cast<uint4*>(d_out),
+                         n_words);
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+/// @brief Registers v9 (negative) in the chapter's variant list.
+template <class Problem>
+void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_no_tail", "v9 BROKEN: drops tail words",
         "negative: ignores the last size % 16 bytes; must FAIL", [](Problem& p, cudaStream_t s) {
           launch_copy_v9(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), s);

@@ -129,8 +129,11 @@ def run_compile(args):
             state = "ok" if result["ok"] else f"{result['stage']}: {result['message']}"
             print(f"{name:32s} sm_{target:5s} {result['seconds']:6.1f} s  {state}", flush=True)
             failures += 0 if result["ok"] else 1
+    import resource
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     print(f"compiled {len(jobs)} chapter/target pairs in {time.monotonic() - start:.0f} s "
-          f"with {args.jobs} jobs; {failures} do not compile (listed in the page)")
+          f"with {args.jobs} jobs ({usage.ru_utime + usage.ru_stime:.0f} CPU seconds); "
+          f"{failures} do not compile (listed in the page)")
     return 0
 
 
@@ -443,6 +446,14 @@ def render(root, chapters):
         spec = ", ".join(target_label(a) for a in g["arch_specific"])
         w(f"Chapter gate: compute capability {g['min_cc'] // 10}.{g['min_cc'] % 10} or newer"
           + (f", code compiled for {spec}" if spec else "") + ".")
+        built = [b for b in g.get("built_archs", "").split(",") if b]
+        if built and all(re.match(r"\d+a", b) for b in built):
+            w("")
+            w(f"Its CMakeLists.txt builds it for {', '.join('`' + b + '`' for b in built)} only "
+              "(`ARCHS`), whatever `CMAKE_CUDA_ARCHITECTURES` says: on a GPU of any other "
+              "architecture that binary has no code to run and skips as a whole (\"this binary "
+              "has no code this GPU can run\"). The other columns say what the chapter does "
+              "when it is compiled for that target.")
         w("")
         notes = []
 
@@ -498,12 +509,11 @@ def render(root, chapters):
                         a = "SKIP " + note(a80["skips"][v["key"]])
                     else:
                         a = check
-                    if g["min_cc"] >= 90 or g["arch_specific"]:
-                        a += " (" + note("MIN_ARCH 90: even the sm_80-only build compiles this "
-                                         "chapter for " + (g.get("built_archs") and
-                                         ", ".join(target_label(x) for x in
-                                                   (g["arch_specific"] or [90])) or "sm_90") +
-                                         ", so this is the Hopper code, not a compute_80 path") + ")"
+                    if g["min_cc"] >= 90:
+                        hopper = "sm_90a" if "90a" in g.get("built_archs", "") else "sm_90"
+                        a += " " + note(f"MIN_ARCH 90: the sm_80-only build compiles this "
+                                        f"chapter for {hopper} all the same, so this is its "
+                                        f"Hopper code, not a compute_80 path")
             name = f"`{v['key']}`" + (" *neg*" if v["negative"] else "")
             w(f"| {name} | " + " | ".join(escape(c) for c in cells) + f" | {escape(h)} | "
               f"{escape(a)} |")
@@ -522,6 +532,8 @@ def run_page(args):
     root, chapters = collect(args)
     text = render(root, chapters)
     status = 0
+    generated = pathlib.Path(args.work) / "arch-matrix.md"  # what CI keeps as an artifact
+    generated.write_text(text)
     if args.write:
         pathlib.Path(args.write).write_text(text)
         print(f"wrote {args.write}")
@@ -529,8 +541,6 @@ def run_page(args):
         committed = pathlib.Path(args.check)
         old = committed.read_text() if committed.exists() else ""
         if old != text:
-            generated = pathlib.Path(args.work) / "arch-matrix.md"
-            generated.write_text(text)
             import difflib
             diff = list(difflib.unified_diff(old.splitlines(), text.splitlines(),
                                              str(committed), str(generated), lineterm="", n=1))

@@ -53,8 +53,9 @@ FEATURES = [
 FEATURE_NAMES = [name for name, _ in FEATURES]
 
 # cuda::memcpy_async lowers to cp.async below sm_90 and to a bulk copy on sm_90 and newer when
-# the copy allows it: the one substitution between targets that is not a lost feature.
-SUBSTITUTES = {"bulk copy": "cp.async"}
+# the copy allows it: the one substitution between targets (either way) that is not a lost
+# feature.
+SUBSTITUTES = {"bulk copy": "cp.async", "cp.async": "bulk copy"}
 
 
 def target_label(t):
@@ -400,7 +401,10 @@ def render(root, chapters):
       "`broadcast_v3_multicast_ptx_kernel`, `v1_cg16_s4` is `stream_v1_cp_async_kernel` by its "
       "tag `v1`); the kernels are listed under each chapter. `none` means its kernels use none "
       "of these; `no kernel of its own` means no kernel carries its key (cuBLAS, "
-      "cudaMemcpyAsync, or a kernel shared from `common/`).")
+      "cudaMemcpyAsync, or a kernel shared from `common/`). The features column is the union "
+      "over the targets; a cell that says `(without X)` is a target whose kernels lack X. "
+      "`cuda::memcpy_async` becomes cp.async on one target and a bulk copy on another: that "
+      "swap is the only loss the gate test accepts.")
     w("- **Runs**: the verdict of the binary compiled for T on a GPU of architecture T: "
       "`runs`, or `skips` with the message it prints (exit 77 when it skips everything). "
       "Negative variants (marked *neg*) run only when asked for, and must fail.")
@@ -432,7 +436,7 @@ def render(root, chapters):
             n = sum(1 for v in lessons if v["on"][t] == "runs")
             cells.append("all " + str(n) if n == len(lessons) else
                          ("none" if n == 0 else f"{n} of {len(lessons)}"))
-        w(f"| [{ch['exe']}](#{ch['dir'].replace('_', '-')}) | " + " | ".join(cells) + " |")
+        w(f"| {ch['exe']} | " + " | ".join(cells) + " |")
     w("")
     w("Counts are of the lesson variants (negatives left out).")
     w("")
@@ -441,7 +445,7 @@ def render(root, chapters):
         g = ch["gates"]
         metric, h200 = h200_rows(root, ch["exe"])
         a80 = arch80_rows(root, ch["exe"])
-        w(f"## {ch['exe']} {{#{ch['dir'].replace('_', '-')}}}")
+        w(f"## {ch['exe']}")
         w("")
         spec = ", ".join(target_label(a) for a in g["arch_specific"])
         w(f"Chapter gate: compute capability {g['min_cc'] // 10}.{g['min_cc'] % 10} or newer"
@@ -462,24 +466,35 @@ def render(root, chapters):
                 notes.append(text)
             return f"[{notes.index(text) + 1}]"
 
-        w("| variant | " + " | ".join(target_label(t) for t in TARGETS) +
+        w("| variant | features | " + " | ".join(target_label(t) for t in TARGETS) +
           " | H200 | H200 compute_80 |")
-        w("|" + "---|" * (len(TARGETS) + 3))
+        w("|" + "---|" * (len(TARGETS) + 4))
         lessons = [v for v in ch["variants"] if not v["negative"]]
         for v in ch["variants"]:
+            union = set()
+            for f in v["features"].values():
+                union |= f or set()
+            if not v["kernels"]:
+                feats = "no kernel of its own"
+            else:
+                feats = ", ".join(ordered(union)) or "none"
             cells = []
             for t in TARGETS:
                 c = ch["compiled"][t]
                 if not c["ok"]:
                     cells.append("does not compile " + note(f"{c['stage']}: {c['message']}"))
                     continue
-                if not v["kernels"]:
-                    feats = "no kernel of its own"
-                else:
-                    feats = ", ".join(ordered(v["features"][t])) or "none"
                 verdict = v["on"][t]
-                run = "runs" if verdict == "runs" else "skips " + note(verdict[len("skip: "):])
-                cells.append(f"{run}; {feats}")
+                cell = "runs" if verdict == "runs" else "skips " + note(verdict[len("skip: "):])
+                here = v["features"][t] or set()
+                if v["kernels"] and here != union:
+                    diff = []
+                    if here - union:
+                        diff.append("also " + ", ".join(ordered(here - union)))
+                    if union - here:
+                        diff.append("without " + ", ".join(ordered(union - here)))
+                    cell += " (" + "; ".join(diff) + ")"
+                cells.append(cell)
             # H200 full run
             row = h200.get(v["key"])
             if v["negative"]:
@@ -515,7 +530,7 @@ def render(root, chapters):
                                         f"chapter for {hopper} all the same, so this is its "
                                         f"Hopper code, not a compute_80 path")
             name = f"`{v['key']}`" + (" *neg*" if v["negative"] else "")
-            w(f"| {name} | " + " | ".join(escape(c) for c in cells) + f" | {escape(h)} | "
+            w(f"| {name} | {feats} | " + " | ".join(escape(c) for c in cells) + f" | {escape(h)} | "
               f"{escape(a)} |")
         w("")
         kernels = sorted({k for v in ch["variants"] for k in v["kernels"]})

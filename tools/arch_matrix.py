@@ -69,7 +69,7 @@ def first_error(text):
     """The compiler's first error, without file names and line numbers, plus a count."""
     errors = []
     for line in text.splitlines():
-        m = re.search(r"\berror\b\s*:?\s*(.*)", line)
+        m = re.search(r"\b(?:error|fatal)\b\s*:?\s*(.*)", line)
         if not m:
             continue
         msg = m.group(1).strip()
@@ -84,10 +84,12 @@ def first_error(text):
     return errors[0] + more
 
 
-def compile_one(nvcc, ptxas, root, chapter_dir, target, work):
+def compile_one(nvcc, ptxas, root, chapter_dir, target, work, resume=False):
     name = chapter_dir.name
     ptx = work / f"{name}.sm_{target}.ptx"
     result_file = work / f"{name}.sm_{target}.json"
+    if resume and result_file.exists():  # another run finished it meanwhile
+        return name, target, json.loads(result_file.read_text())
     start = time.monotonic()
     cmd = [nvcc, "-ptx", "-std=c++17", "-O3", "-w",
            f"-gencode=arch=compute_{target},code=compute_{target}",
@@ -124,7 +126,8 @@ def run_compile(args):
     start = time.monotonic()
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(compile_one, nvcc, ptxas, root, d, t, work) for d, t in jobs]
+        futures = [pool.submit(compile_one, nvcc, ptxas, root, d, t, work, args.resume)
+                   for d, t in jobs]
         for f in concurrent.futures.as_completed(futures):
             name, target, result = f.result()
             state = "ok" if result["ok"] else f"{result['stage']}: {result['message']}"
@@ -482,7 +485,8 @@ def render(root, chapters):
             for t in TARGETS:
                 c = ch["compiled"][t]
                 if not c["ok"]:
-                    cells.append("does not compile " + note(f"{c['stage']}: {c['message']}"))
+                    msg = re.sub(r"^ptxas\s+(?:fatal|error)\s*:\s*", "", c["message"])
+                    cells.append("does not compile " + note(f"{c['stage']}: {msg}"))
                     continue
                 verdict = v["on"][t]
                 cell = "runs" if verdict == "runs" else "skips " + note(verdict[len("skip: "):])

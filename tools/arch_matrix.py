@@ -464,7 +464,10 @@ def render(root, chapters):
         w("")
         notes = []
 
-        def note(text):
+        def note(text, quoted=True):
+            """A numbered note under the table; a program's message is shown as code."""
+            if quoted:
+                text = "`" + text.replace("`", "'") + "`"
             if text not in notes:
                 notes.append(text)
             return f"[{notes.index(text) + 1}]"
@@ -532,7 +535,7 @@ def render(root, chapters):
                         hopper = "sm_90a" if "90a" in g.get("built_archs", "") else "sm_90"
                         a += " " + note(f"MIN_ARCH 90: the sm_80-only build compiles this "
                                         f"chapter for {hopper} all the same, so this is its "
-                                        f"Hopper code, not a compute_80 path")
+                                        f"Hopper code, not a compute_80 path", quoted=False)
             name = f"`{v['key']}`" + (" *neg*" if v["negative"] else "")
             w(f"| {name} | {feats} | " + " | ".join(escape(c) for c in cells) + f" | {escape(h)} | "
               f"{escape(a)} |")
@@ -542,7 +545,7 @@ def render(root, chapters):
         if notes:
             w("")
             for i, n in enumerate(notes, 1):
-                w(f"{i}. {escape(n)}")
+                w(f"{i}. {n}")
         w("")
     return "\n".join(out)
 

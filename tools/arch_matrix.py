@@ -237,6 +237,27 @@ def kernels_of(key, bases):
     return hit
 
 
+def kernels_in_registration(key, sources, bases):
+    """Fallback when no kernel carries the key: the statement of the chapter's source that
+    registers it (from the string literal that starts the key to the next ';') names its
+    kernel (`tut::stencil_stream::stencil_sync_kernel`) or a launcher with a version tag
+    (`run_v4<128, 1, 4>`: the v4 kernel)."""
+    for text in sources:
+        for m in re.finditer(r'"(v\d+[\w]*|step\d+[\w]*)"', text):
+            literal = m.group(1)
+            if not key.startswith(literal) or len(literal) < 3:
+                continue
+            statement = text[m.end():text.find(";", m.end())]
+            named = sorted({n for n in re.findall(r"(\w+_kernel)\b", statement) if n in bases})
+            if named:
+                return named
+            tags = set(re.findall(r"\b(?:run|launch)_(v\d+|step\d+)\b", statement))
+            hit = sorted(b for b in bases for t in tags if f"_{t}_" in f"_{b}_")
+            if hit:
+                return hit
+    return []
+
+
 # ------------------------------------------------------------------------------------------
 # measured: the committed reference run
 # ------------------------------------------------------------------------------------------
@@ -303,9 +324,11 @@ def collect(args):
         bases = {}
         for n in names:
             bases.setdefault(base_name(demangled[n]), set()).add(n)
+        sources = [f.read_text() for f in sorted(d.iterdir())
+                   if f.suffix in (".cu", ".cuh") and f.is_file()]
         variants = []
         for v in gates["variants"]:
-            ks = kernels_of(v["key"], bases)
+            ks = kernels_of(v["key"], bases) or kernels_in_registration(v["key"], sources, bases)
             per_target = {}
             for t in TARGETS:
                 if feats[t] is None:
@@ -402,9 +425,10 @@ def render(root, chapters):
       ". A variant's kernels are found by name: the longest leading run of the words of its "
       "key that a kernel's name contains (`v3_multicast_ptx` is "
       "`broadcast_v3_multicast_ptx_kernel`, `v1_cg16_s4` is `stream_v1_cp_async_kernel` by its "
-      "tag `v1`); the kernels are listed under each chapter. `none` means its kernels use none "
+      "tag `v1`), or else the kernel (or the `run_vN` launcher) named in the source statement "
+      "that registers the key; the kernels are listed under each chapter. `none` means its kernels use none "
       "of these; `no kernel of its own` means no kernel carries its key (cuBLAS, "
-      "cudaMemcpyAsync, or a kernel shared from `common/`). The features column is the union "
+      "cudaMemcpyAsync, or a launcher that picks its kernel at run time). The features column is the union "
       "over the targets; a cell that says `(without X)` is a target whose kernels lack X. "
       "`cuda::memcpy_async` becomes cp.async on one target and a bulk copy on another: that "
       "swap is the only loss the gate test accepts.")

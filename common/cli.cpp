@@ -140,7 +140,7 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
 
     const bool known = name == "variant" || name == "size" || name == "warmup" ||
                        name == "repeats" || name == "seed" || name == "json" ||
-                       name == "timeline" || o.extras.count(name) != 0;
+                       name == "timeline" || name == "gates" || o.extras.count(name) != 0;
     if (!known) return fail("--" + name + ": unknown option");
     if (!has_value) {
       if (i + 1 >= args.size()) return fail("--" + name + ": needs a value");
@@ -167,6 +167,18 @@ ParseOutcome parse_cli(const std::vector<std::string>& args,
     } else if (name == "json") {
       if (value.empty()) return fail("--json: needs a file path");
       o.json_path = value;
+    } else if (name == "gates") {
+      if (split_commas(value).empty())
+        return fail("--gates: needs architectures, e.g. --gates=80,86,89,90a,100a,120a");
+      for (const std::string& target : split_commas(value)) {
+        std::size_t digits = 0;
+        while (digits < target.size() && std::isdigit(static_cast<unsigned char>(target[digits])))
+          ++digits;
+        const std::string rest = target.substr(digits);
+        if (digits == 0 || digits > 4 || !(rest.empty() || rest == "a"))
+          return fail("--gates: '" + target + "' is not an architecture such as 80 or 90a");
+      }
+      o.gates = value;
     } else if (name == "timeline") {
       if (value.empty()) return fail("--timeline: needs a file path");
       o.timeline_path = value;
@@ -202,6 +214,9 @@ std::string usage_text(const std::string& program, const std::string& title,
      << "  --seed=<n>            input seed (default: fresh each run, always printed)\n"
      << "  --check-only          verify at small and awkward sizes; no timing\n"
      << "  --list                list the variants and exit\n"
+     << "  --gates=<arch,..>     for each architecture (e.g. 80,90a,120a): what this chapter\n"
+     << "                        does when compiled for it and run on such a GPU (JSON; no GPU\n"
+     << "                        needed) and exit\n"
      << "  --json=<path>         also write the result rows as JSON\n"
      << "  --timeline=<path>     also trace a few blocks of the lesson's kernels on a small problem\n"
      << "                        and write the in-kernel timeline (Chrome trace JSON, opens in\n"

@@ -4,7 +4,7 @@
 /// Every chapter accepts the same flags:
 /// @verbatim
 ///   --variant=<key[,key...]|all|negative>  --size=<n>[K|M|G]  --warmup=<n>  --repeats=<n>
-///   --seed=<n>  --check-only  --list  --json=<path>  --timeline=<path>  --help
+///   --seed=<n>  --check-only  --list  --gates=<targets>  --json=<path>  --timeline=<path>  --help
 /// @endverbatim
 /// plus a few integer options a chapter declares itself (ExtraOption), such as
 /// --blocks-per-sm. Values may be written `--flag=value` or `--flag value`. Anything
@@ -40,6 +40,7 @@ struct Options {
   std::optional<std::uint64_t> seed;  ///< unset means a fresh seed, printed so it can be reused
   bool check_only = false;           ///< verify at small and awkward sizes, no timing
   bool list = false;                 ///< print the variant registry and exit
+  std::string gates;                 ///< --gates=80,90a,...: print the architecture gates' verdicts and exit
   bool help = false;                 ///< print usage and exit
   std::string json_path;             ///< write the result rows here as JSON (empty: don't)
   std::string timeline_path;         ///< write an in-kernel timeline here (empty: don't)

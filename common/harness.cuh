@@ -105,6 +105,10 @@ struct Variant {
   bool perturb_negative = false;
   bool is_ceiling = false;  ///< this variant is the yardstick (e.g. cuBLAS) for "% of ceiling"
   int min_cc = 0;           ///< e.g. 90 for a Hopper-only variant in an sm_80 chapter
+  /// Architectures whose architecture-specific image (the "a" target) alone holds this
+  /// variant's instructions: {90} for wgmma (sm_90a only). Empty: any image of min_cc or newer.
+  /// The variant is skipped, naming the target, when the code this GPU runs is not one of them.
+  std::vector<int> arch_specific;
   int reference = 0;        ///< which CPU reference the output must match, for chapters whose
                             ///< variants compute different things (most have only 0)
 };
@@ -141,6 +145,8 @@ struct Chapter {
   std::string title;  ///< one line, printed first
   int min_cc_major = 8;
   int min_cc_minor = 0;
+  /// As Variant::arch_specific, for every variant of the chapter.
+  std::vector<int> arch_specific;
   /// What --size means, its unit and default; --help shows it first. Start it with "bytes"
   /// when --size is a byte count (messages then print sizes in KiB/MiB/GiB); otherwise say
   /// what it counts, e.g. "matrix side N for square M = N = K (default 4096)".
@@ -201,15 +207,35 @@ inline int blocks_per_sm(const RunConfig& cfg) {
   return static_cast<int>(cfg.extra("blocks-per-sm"));
 }
 
-/// @brief Why @p v cannot run on @p device from this binary ("" when it can): a compute
-///        capability below v.min_cc, or no code in the binary for v.min_cc on this GPU
-///        (arch_probe.cuh). Sweeps use it to skip what the table skips.
+/// @brief Why chapter @p ch cannot run on a GPU of compute capability @p device_cc (90 for 9.0)
+///        from image @p image ("" when it can): the first gate of run_chapter().
 template <class Problem>
-std::string why_variant_cannot_run(const Variant<Problem>& v, const DeviceSummary& device) {
-  if (device.cc_major * 10 + device.cc_minor < v.min_cc)
+std::string why_chapter_cannot_run_on(const Chapter<Problem>& ch, int device_cc,
+                                      const LoadedImage& image) {
+  const int chapter_cc = ch.min_cc_major * 10 + ch.min_cc_minor;
+  if (device_cc < chapter_cc)
+    return "needs a GPU of compute capability " + std::to_string(ch.min_cc_major) + "." +
+           std::to_string(ch.min_cc_minor) + " or newer";
+  return missing_code_reason(image, chapter_cc, ch.arch_specific);
+}
+
+/// @brief Why @p v cannot run on a GPU of compute capability @p device_cc from image @p image
+///        ("" when it can): a compute capability below v.min_cc, no code for v.min_cc, or not
+///        the architecture-specific image v.arch_specific asks for.
+template <class Problem>
+std::string why_variant_cannot_run_on(const Variant<Problem>& v, int device_cc,
+                                      const LoadedImage& image) {
+  if (device_cc < v.min_cc)
     return "needs compute capability " + std::to_string(v.min_cc / 10) + "." +
            std::to_string(v.min_cc % 10);
-  return missing_arch_reason(v.min_cc);
+  return missing_code_reason(image, v.min_cc, v.arch_specific);
+}
+
+/// @brief Why @p v cannot run on @p device from this binary ("" when it can), for the image the
+///        driver loaded (arch_probe.cuh). Sweeps use it to skip what the table skips.
+template <class Problem>
+std::string why_variant_cannot_run(const Variant<Problem>& v, const DeviceSummary& device) {
+  return why_variant_cannot_run_on(v, device.cc_major * 10 + device.cc_minor, loaded_image());
 }
 
 namespace detail {
@@ -326,6 +352,64 @@ std::string size_text(const Chapter<Problem>& ch, std::uint64_t value) {
   return value < 1024 ? std::to_string(value) + " B" : format_bytes(double(value));
 }
 
+/// A JSON string literal of @p text.
+inline std::string json_quote(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+inline std::string json_int_list(const std::vector<int>& values) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+/// --gates: for every target (e.g. "120a"), what run_chapter() decides for each variant when
+/// the binary is compiled for that target and runs on a GPU of that architecture: "runs", or
+/// "skip: <the message the run prints>". The same gate functions as a run, asked about the
+/// image such a build would load (image_for_target), so no GPU is needed. tools/arch_matrix.py
+/// builds docs/arch-matrix.md from it.
+template <class Problem>
+std::string gates_json(const Chapter<Problem>& ch, const std::vector<std::string>& targets) {
+  std::string out = "{\n  \"chapter\": " + json_quote(ch.id) + ",\n  \"min_cc\": " +
+                    std::to_string(ch.min_cc_major * 10 + ch.min_cc_minor) +
+                    ",\n  \"arch_specific\": " + json_int_list(ch.arch_specific) +
+#ifdef TUTORIAL_BUILT_ARCHS
+                    ",\n  \"built_archs\": " + json_quote(TUTORIAL_BUILT_ARCHS) +
+#endif
+                    ",\n  \"variants\": [";
+  for (std::size_t i = 0; i < ch.variants.size(); ++i) {
+    const Variant<Problem>& v = ch.variants[i];
+    out += std::string(i ? "," : "") + "\n    {\"key\": " + json_quote(v.key) +
+           ", \"name\": " + json_quote(v.name) +
+           ", \"negative\": " + (v.negative ? "true" : "false") +
+           ", \"min_cc\": " + std::to_string(v.min_cc) +
+           ", \"arch_specific\": " + json_int_list(v.arch_specific) + ", \"on\": {";
+    for (std::size_t t = 0; t < targets.size(); ++t) {
+      const LoadedImage image = image_for_target(targets[t]);
+      std::string why = why_chapter_cannot_run_on(ch, image.ptx_arch, image);
+      if (why.empty()) why = why_variant_cannot_run_on(v, image.ptx_arch, image);
+      out += std::string(t ? ", " : "") + json_quote(targets[t]) + ": " +
+             json_quote(why.empty() ? "runs" : "skip: " + why);
+    }
+    out += "}}";
+  }
+  return out + "\n  ]\n}\n";
+}
+
 /// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
 inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
                                   int repeats) {
@@ -366,6 +450,10 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
                   : v.negative       ? "  [negative: must FAIL]"
                                      : "",
                   v.description.empty() ? "" : ("\n                         " + v.description).c_str());
+    return kExitPass;
+  }
+  if (!opt.gates.empty()) {
+    std::printf("%s", detail::gates_json(ch, split_commas(opt.gates)).c_str());
     return kExitPass;
   }
   watchdog_seconds();  // a bad TUTORIAL_WATCHDOG_S is a usage error (exit 2), before any GPU work
@@ -432,7 +520,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   // The binary must hold code for this GPU, compiled for at least the chapter's minimum
   // architecture; otherwise its kernels would run from the wrong (or no) image.
   const int chapter_cc = ch.min_cc_major * 10 + ch.min_cc_minor;
-  if (const std::string why = missing_arch_reason(chapter_cc); !why.empty()) {
+  if (const std::string why = missing_arch_reason(chapter_cc, ch.arch_specific); !why.empty()) {
     std::printf("SKIP: %s on %s (compute capability %d.%d): %s\n%s", ch.id.c_str(),
                 report.device.name.c_str(), report.device.cc_major, report.device.cc_minor,
                 why.c_str(), detail::exercise_not_run_note());

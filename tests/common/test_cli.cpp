@@ -75,6 +75,7 @@ TEST(ParseCli, EveryFlagBothSpellings) {
   EXPECT_EQ(r.options.json_path, "out.json");
   EXPECT_EQ(r.options.extras.at("blocks-per-sm"), 4);
   EXPECT_TRUE(parse({"--list"}).options.list);
+  EXPECT_EQ(parse({"--gates=80,90a,120a"}).options.gates, "80,90a,120a");
   EXPECT_TRUE(parse({"-h"}).options.help);
   EXPECT_EQ(*parse({"--seed=0"}).options.seed, 0u);  // 0 is a valid seed
 }
@@ -86,7 +87,8 @@ TEST(ParseCli, BadInputGivesOneLineNamingTheFlag) {
       {"--repeats=99999999999999999999"},         {"--seed=-1"},        {"--seed=1.5"},
       {"--bogus"},          {"--bogus=1"},        {"stray"},            {"--variant="},
       {"--json="},          {"--check-only=1"},   {"--list=yes"},       {"--blocks-per-sm=0"},
-      {"--blocks-per-sm=33"}, {"--blocks-per-sm=x"}};
+      {"--blocks-per-sm=33"}, {"--blocks-per-sm=x"}, {"--gates="},    {"--gates=sm_90"},
+      {"--gates=90b"}};
   for (const auto& args : bad) {
     const auto r = parse(args);
     EXPECT_FALSE(r.ok) << args[0];
@@ -112,7 +114,7 @@ TEST(ParseCli, UsageSaysWhatSizeMeansFirst) {
 TEST(ParseCli, UsageMentionsEveryFlag) {
   const std::string text = tut::usage_text("prog", "title", "bytes", kExtras);
   for (const char* flag : {"--variant", "--size", "--warmup", "--repeats", "--seed",
-                           "--check-only", "--list", "--json", "--help", "--blocks-per-sm", "77"})
+                           "--check-only", "--list", "--gates", "--json", "--help", "--blocks-per-sm", "77"})
     EXPECT_NE(text.find(flag), std::string::npos) << flag;
 }
 

@@ -118,6 +118,44 @@ TEST(ArchProbe, ReportsTheLoadedImage) {
   EXPECT_NE(why.find("rebuild with -DCMAKE_CUDA_ARCHITECTURES="), std::string::npos) << why;
 }
 
+// The gate functions are pure: what --gates prints for a target is what a run from that
+// target's image decides. No GPU needed.
+TEST(ArchGates, ArchSpecificVariantsRunOnlyFromTheirImage) {
+  const tut::LoadedImage sm90a = tut::image_for_target("90a");
+  const tut::LoadedImage sm120a = tut::image_for_target("120a");
+  const tut::LoadedImage sm80 = tut::image_for_target("80");
+  ASSERT_TRUE(sm90a.present && sm90a.arch_specific && sm90a.ptx_arch == 90);
+  ASSERT_TRUE(sm80.present && !sm80.arch_specific && sm80.ptx_arch == 80);
+  EXPECT_FALSE(tut::image_for_target("sm_90").present);
+  EXPECT_EQ(tut::missing_code_reason(sm90a, 90, {90}), "");
+  EXPECT_EQ(tut::missing_code_reason(sm120a, 90), "");  // plain sm_90 features: any newer image
+  const std::string why = tut::missing_code_reason(sm120a, 90, {90});
+  EXPECT_NE(why.find("needs code compiled for sm_90a"), std::string::npos) << why;
+  EXPECT_NE(why.find("runs sm_120a code"), std::string::npos) << why;
+  EXPECT_NE(tut::missing_code_reason(sm80, 90).find("no sm_90 code"), std::string::npos);
+
+  struct P {};
+  tut::Variant<P> wgmma;
+  wgmma.min_cc = 90;
+  wgmma.arch_specific = {90};
+  EXPECT_EQ(tut::why_variant_cannot_run_on(wgmma, 90, sm90a), "");
+  EXPECT_NE(tut::why_variant_cannot_run_on(wgmma, 120, sm120a), "");
+  EXPECT_NE(tut::why_variant_cannot_run_on(wgmma, 80, sm80).find("needs compute capability 9.0"),
+            std::string::npos);
+
+  tut::Chapter<P> ch;
+  ch.id = "chXX";
+  ch.min_cc_major = 9;
+  ch.variants = {wgmma, tut::Variant<P>{}};
+  ch.variants[1].key = "plain";
+  ch.variants[0].key = "wgmma";
+  const std::string json = tut::detail::gates_json(ch, {"90a", "120a"});
+  EXPECT_NE(json.find("\"key\": \"plain\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"120a\": \"skip: needs code compiled for sm_90a"), std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"90a\": \"runs\", \"120a\": \"runs\""), std::string::npos) << json;
+}
+
 TEST(LapCheck, LapsPerBlockCountsCompleteLapsOfTheLeastLoadedBlock) {
   EXPECT_EQ(tut::laps_per_block(48, 2, 8), 3u);   // 24 tiles per block, 8 stages
   EXPECT_EQ(tut::laps_per_block(47, 2, 8), 2u);   // the least-loaded block has 23

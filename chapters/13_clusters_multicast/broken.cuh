@@ -89,6 +89,7 @@ void add_negatives(tut::VariantList<Problem>& v) {
         "negative: multicast mask 0b0111; rank 3's tiles never arrive; bounded waits give up",
         [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v9_bad_mask_kernel, s); })
       .negative = true;
+  v.list.back().arch_specific = {90};  // v3's multicast, compiled for sm_90a only
 }
 
 }  // namespace ch13

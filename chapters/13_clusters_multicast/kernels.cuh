@@ -37,8 +37,9 @@
 // The host side (reference, Problem, registry) is main.cu; the negative v9 is broken.cuh.
 //
 // Needs compute capability 9.0 and CUDA 12.8 or newer. Built for sm_90a: ptxas accepts
-// .multicast::cluster for sm_90 only with an advisory warning, and CCCL exposes it only for
-// sm_90a, so the multicast code is compiled under __CUDA_ARCH_FEAT_SM90_ALL (the sm_90a pass);
+// .multicast::cluster for sm_90 only with an advisory warning, and CCCL declares it for sm_90a,
+// sm_100a and sm_101a (this chapter builds sm_90a), so the multicast code is compiled under
+// __CUDA_ARCH_FEAT_SM90_ALL (the sm_90a pass);
 // the compute_90 PTX listing the CI checks has a trap in its place and is never run.
 // Run:    build/bin/ch13_clusters_multicast [--size=1G] [--list]
 #pragma once
@@ -443,7 +444,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS)
                          a.in + walk.word(tile), walk.row_bytes(tile), &full[s]);
     // EXERCISE-BEGIN: v3's table multicast through cuda::ptx::cp_async_bulk (space_cluster destination, a ctaMask argument)
     if (owns(tile))
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // CCCL declares the multicast overload for sm_90a only
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the multicast overload: the sm_90a pass of this build
       ptx::cp_async_bulk(ptx::space_cluster, ptx::space_global, tab_slots + s * TILE_VECS,
                          a.table + walk.table_tile(tile) * TILE_WORDS, TILE_BYTES, &full[s],
                          static_cast<std::uint16_t>((1u << CLUSTER) - 1));

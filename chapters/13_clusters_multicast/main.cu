@@ -114,12 +114,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v2_st_async_kernel, s); });
   v.add("v3_multicast_ptx", "v3 cluster4 multicast PTX",
         "cudaLaunchKernelEx: one cp.async.bulk .multicast::cluster per tile, mask 0b1111",
-        [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v3_multicast_ptx_kernel, s); });
+        [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v3_multicast_ptx_kernel, s); })
+      .arch_specific = {90};  // its multicast is compiled for sm_90a only
   v.add("v4_multicast_cccl", "v4 cluster4 multicast ptx::",
         "__cluster_dims__(4): the same multicast through cuda::ptx::cp_async_bulk(..., mask)",
         [](Problem& p, cudaStream_t s) {
           p.plain(broadcast_v4_multicast_cccl_kernel, CLUSTER, s);
-        });
+        })
+      .arch_specific = {90};  // CCCL's multicast overload: compiled for sm_90a only here
   v.add("v5_dsmem_push", "v5 cluster4 DSMEM push",
         "cudaLaunchKernelEx: the loading block stores the tile into peers via map_shared_rank",
         [](Problem& p, cudaStream_t s) { p.clustered(broadcast_v5_dsmem_push_kernel, s); });

@@ -93,23 +93,11 @@ struct Shape {
   int M, N, K;
 };
 
-/// Exits 77 unless the GPU runs sm_90a code (compute capability 9.0 exactly).
-inline void require_sm90a(const tut::DeviceSummary& d) {
-  if (d.cc_major == 9 && d.cc_minor == 0) return;
-  std::printf("SKIP: ch16_tensor_core_gemm needs an sm_90a GPU (compute capability 9.0: H100, "
-              "H200, GH200); wgmma exists only in the sm_90a target, and this binary holds only "
-              "sm_90a code. This GPU is %s, compute capability %d.%d.\n",
-              d.name.c_str(), d.cc_major, d.cc_minor);
-  std::exit(tut::kExitSkip);
-}
-
 struct Problem : tut::GemmProblem<bf16> {
   explicit Problem(const tut::RunConfig& cfg)
       : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
                       static_cast<int>(cfg.size)},
-                cfg.seed, cfg.device.sm_count) {
-    require_sm90a(cfg.device);
-  }
+                cfg.seed, cfg.device.sm_count) {}
 
   Problem(Shape s, std::uint64_t seed, int sms)
       : GemmProblem(s.M, s.N, s.K, s.N, pitch_of(s.K), pitch_of(s.K), pitch_of(s.N)),
@@ -187,20 +175,24 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "64x256x64 tiles, wgmma m64n256k16 from 128-byte swizzled TMA tiles, 4 slots",
         [](Problem& p, cudaStream_t s) {
           step2::launch(p.map_a64, p.map_b256, p.args(), s);
-        });
+        })
+      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
   v.add("step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
         "128x256x64 tiles, producer warp + 2 consumer warpgroups, full/empty ring, setmaxnreg",
         [](Problem& p, cudaStream_t s) {
           step3::launch(p.map_a128, p.map_b256, p.args(), s);
-        });
+        })
+      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
   v.add("step4_cluster_multicast", "4 2-block cluster, B multicast",
         "step 3 in 2-block clusters: each block multicasts half of B, remote slot-free arrivals",
-        [](Problem& p, cudaStream_t s) { step4::launch(p.map_a128, p.map_b128, p.args(), s); });
+        [](Problem& p, cudaStream_t s) { step4::launch(p.map_a128, p.map_b128, p.args(), s); })
+      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
   v.add("step5_persistent_tma_store", "5 persistent, grouped, TMA store",
         "step 4 persistent over tile pairs in groups of 8, 3 slots, epilogue by TMA store",
         [](Problem& p, cudaStream_t s) {
           step5::launch(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        });
+        })
+      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })

@@ -102,11 +102,15 @@ bool trace_checked_run(Problem& p, int reference, cudaStream_t s, TraceRecorder&
 }
 
 /// @brief Write the traces, recording the command that reproduces them:
-///        "<chapter_id> --timeline=<path> --size=<cfg.size><extra_flags>".
+///        "<chapter_id> --timeline=<file name> --size=<cfg.size><extra_flags>" (the file name
+///        only: the folder is the machine's, and the file lands on the reader's wherever they
+///        point it).
 inline bool write_chapter_timeline(const std::string& path, const std::vector<KernelTrace>& traces,
                                    const RunConfig& cfg, const std::string& chapter_id,
                                    const std::string& extra_flags = "") {
-  const std::string command = chapter_id + " --timeline=" + path +
+  const std::string::size_type slash = path.find_last_of('/');
+  const std::string file_name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string command = chapter_id + " --timeline=" + file_name +
                               " --size=" + std::to_string(cfg.size) + extra_flags;
   return write_timeline(path, traces, TraceFileInfo{chapter_id, cfg.device.name, command});
 }

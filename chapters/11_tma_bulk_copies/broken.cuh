@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v8's init fence, as in v2
   }
   __syncthreads();
 
@@ -77,7 +77,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v8: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v9's init fence, as in v2
   }
   __syncthreads();
 
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v9: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v9: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], THREADS);  // BUG: one arrival per warp, not per thread
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v10's init fence, as in v2
   }
   __syncthreads();
 
@@ -177,7 +177,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v10: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -196,7 +196,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v10: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v11's init fence, as in v2
   }
   __syncthreads();
 
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v11: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(THREADS)
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);  // a warp parked here reads a refilled slot
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // v11: fenced, but after the release
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
   }
 }

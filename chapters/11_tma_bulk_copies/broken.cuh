@@ -5,8 +5,10 @@
 //
 // v8-v10 must FAIL under --check-only, never hang: the bounded waits give up after 1 s, and the
 // error log names the wait that gave up (barrier, slot, parity, tile). v11 is a race, not a
-// hang: the H200 usually orders it the lucky way, so it is registered (and must FAIL) only in
-// the TUTORIAL_PERTURB build, whose seeded delays park a warp inside the race window.
+// hang: the H200 usually orders it the lucky way, so it is a perturbation negative
+// (`.perturb_negative`): registered in every build, it must FAIL in the TUTORIAL_PERTURB build,
+// whose seeded delays park a warp inside the race window (CTest
+// ch11_tma_bulk_copies_perturb_negatives), and the plain build's negatives test skips it.
 #pragma once
 
 #include <cuda/ptx>
@@ -209,8 +211,9 @@ __global__ void __launch_bounds__(THREADS)
 // the refill's DRAM round trip usually loses the race to the late warp's reads, so a plain
 // build mostly passes; the TUTORIAL_PERTURB build parks a seeded subset of warps for a few
 // microseconds between their release and their reads, and the check fails. Only a run with
-// such delays (or compute-sanitizer's racecheck) can catch it: no PTX/SASS rule pins
-// "release after the reads" (asm_expect.txt pins the fence between the reads and the arrive).
+// such delays (or compute-sanitizer's racecheck) can show the race. The order itself is in the
+// rules: asm_expect.txt's read-fence-arrive lines reject this kernel (a forbid line for v11
+// shows it), so the same move in v1 or v2 fails them.
 __global__ void __launch_bounds__(THREADS)
     stream_v11_early_release_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
                                std::size_t n_vecs, unsigned* d_error) {
@@ -298,13 +301,14 @@ void add_negatives(tut::VariantList<Problem>& v) {
           launch_stream_negative(stream_v10_empty_count_kernel, p.in(), p.out(), p.cfg.size,
                                  p.err(), p.sms(), s);
         }).negative = true;
-  if (tut::kPerturbBuild)  // a race the plain build rarely shows: a negative only with delays
-    v.add("v11_early_release", "v11 BROKEN: early release",
-          "negative (TUTORIAL_PERTURB build): each warp releases its slot before reading it",
-          [](Problem& p, cudaStream_t s) {
-            launch_stream_negative(stream_v11_early_release_kernel, p.in(), p.out(), p.cfg.size,
-                                   p.err(), p.sms(), s);
-          }).negative = true;
+  // A race the plain build rarely shows: a perturbation negative, which `--variant=negative`
+  // leaves out and the perturbation build's CTest (label perturb) requires to FAIL.
+  v.add("v11_early_release", "v11 BROKEN: early release",
+        "negative (TUTORIAL_PERTURB build): each warp releases its slot before reading it",
+        [](Problem& p, cudaStream_t s) {
+          launch_stream_negative(stream_v11_early_release_kernel, p.in(), p.out(), p.cfg.size,
+                                 p.err(), p.sms(), s);
+        }).perturb_negative = true;
 }
 
 }  // namespace ch11

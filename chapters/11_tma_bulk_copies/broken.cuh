@@ -5,8 +5,10 @@
 //
 // v8-v10 must FAIL under --check-only, never hang: the bounded waits give up after 1 s, and the
 // error log names the wait that gave up (barrier, slot, parity, tile). v11 is a race, not a
-// hang: the H200 usually orders it the lucky way, so it is registered (and must FAIL) only in
-// the TUTORIAL_PERTURB build, whose seeded delays park a warp inside the race window.
+// hang: the H200 usually orders it the lucky way, so it is a perturbation negative
+// (`.perturb_negative`): registered in every build, it must FAIL in the TUTORIAL_PERTURB build,
+// whose seeded delays park a warp inside the race window (CTest
+// ch11_tma_bulk_copies_perturb_negatives), and the plain build's negatives test skips it.
 #pragma once
 
 #include <cuda/ptx>
@@ -42,7 +44,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v8's init fence, as in v2
   }
   __syncthreads();
 
@@ -77,7 +79,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v8: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -103,7 +105,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v9's init fence, as in v2
   }
   __syncthreads();
 
@@ -116,7 +118,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v9: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -135,7 +137,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v9: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -164,7 +166,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], THREADS);  // BUG: one arrival per warp, not per thread
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v10's init fence, as in v2
   }
   __syncthreads();
 
@@ -177,7 +179,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v10: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -196,7 +198,7 @@ __global__ void __launch_bounds__(THREADS)
       return;
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);
-    ptx::fence_proxy_async(ptx::space_shared);  // my slot reads before the TMA refill
+    ptx::fence_proxy_async(ptx::space_shared);  // v10: my slot reads before the refill
     __syncwarp();
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);  // mbarrier.arrive.release.cta
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
@@ -209,8 +211,9 @@ __global__ void __launch_bounds__(THREADS)
 // the refill's DRAM round trip usually loses the race to the late warp's reads, so a plain
 // build mostly passes; the TUTORIAL_PERTURB build parks a seeded subset of warps for a few
 // microseconds between their release and their reads, and the check fails. Only a run with
-// such delays (or compute-sanitizer's racecheck) can catch it: no PTX/SASS rule pins
-// "release after the reads" (asm_expect.txt pins the fence between the reads and the arrive).
+// such delays (or compute-sanitizer's racecheck) can show the race. The order itself is in the
+// rules: asm_expect.txt's read-fence-arrive lines reject this kernel (a forbid line for v11
+// shows it), so the same move in v1 or v2 fails them.
 __global__ void __launch_bounds__(THREADS)
     stream_v11_early_release_kernel(const int4* __restrict__ d_in, int4* __restrict__ d_out,
                                std::size_t n_vecs, unsigned* d_error) {
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(THREADS)
       ptx::mbarrier_init(&full[s], 1);       // mbarrier.init
       ptx::mbarrier_init(&empty[s], WARPS);  // mbarrier.init
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // the init fence: fence.proxy.async.shared::cta
+    ptx::fence_proxy_async(ptx::space_shared);  // v11's init fence, as in v2
   }
   __syncthreads();
 
@@ -239,7 +242,7 @@ __global__ void __launch_bounds__(THREADS)
     const std::size_t base = tut::block_tile(tile) * TILE_VECS;
     const std::uint32_t bytes = 16u * tile_count(n_vecs, base, TILE_VECS);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // expect_tx, copy
+    bulk_load(s_ring + s * TILE_VECS, d_in + base, bytes, &full[s]);  // v11: expect_tx, copy
     return true;
   };
   bool producing = true;  // thread 0 never returns early (its warp meets it at __syncwarp)
@@ -261,7 +264,7 @@ __global__ void __launch_bounds__(THREADS)
     if (tid % 32 == 0) (void)ptx::mbarrier_arrive(&empty[s]);
     tut::perturb(tut::Perturb::kBeforeRelease, tile);  // a warp parked here reads a refilled slot
     copy_tile_reversed<TILE_VECS / THREADS>(d_out + base, s_ring + s * TILE_VECS, count);
-    ptx::fence_proxy_async(ptx::space_shared);
+    ptx::fence_proxy_async(ptx::space_shared);  // v11: fenced, but after the release
     if (tid == 0 && producing && tile + STAGES < my_tiles) producing = produce(tile + STAGES);
   }
 }
@@ -298,13 +301,14 @@ void add_negatives(tut::VariantList<Problem>& v) {
           launch_stream_negative(stream_v10_empty_count_kernel, p.in(), p.out(), p.cfg.size,
                                  p.err(), p.sms(), s);
         }).negative = true;
-  if (tut::kPerturbBuild)  // a race the plain build rarely shows: a negative only with delays
-    v.add("v11_early_release", "v11 BROKEN: early release",
-          "negative (TUTORIAL_PERTURB build): each warp releases its slot before reading it",
-          [](Problem& p, cudaStream_t s) {
-            launch_stream_negative(stream_v11_early_release_kernel, p.in(), p.out(), p.cfg.size,
-                                   p.err(), p.sms(), s);
-          }).negative = true;
+  // A race the plain build rarely shows: a perturbation negative, which `--variant=negative`
+  // leaves out and the perturbation build's CTest (label perturb) requires to FAIL.
+  v.add("v11_early_release", "v11 BROKEN: early release",
+        "negative (TUTORIAL_PERTURB build): each warp releases its slot before reading it",
+        [](Problem& p, cudaStream_t s) {
+          launch_stream_negative(stream_v11_early_release_kernel, p.in(), p.out(), p.cfg.size,
+                                 p.err(), p.sms(), s);
+        }).perturb_negative = true;
 }
 
 }  // namespace ch11

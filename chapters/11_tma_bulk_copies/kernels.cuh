@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(THREADS)
     // The init fence (README, "The init fence"): the TMA unit (the async proxy) will
     // complete_tx on these barriers, and only this block uses them, so the generic-proxy
     // initialisation is ordered before the async proxy's accesses by a proxy fence ...
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // v1's init fence
   }
   __syncthreads();  // ... and made visible to the other threads by the block barrier
   auto producer_lane = trace.lane(0, tid == 0);
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(THREADS)
     // EXERCISE-BEGIN: release slot s, in inline PTX: the next write into it is the TMA's refill (the async proxy) while the reads above were ordinary loads, and empty[s] counts one arrival per warp, due only once the whole warp has read
     // The arrive's release orders the reads above for the generic proxy only; the refill is
     // an async-proxy write, so each thread first fences its own reads against it.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // my reads -> async proxy
     __syncwarp();  // the whole warp has read slot s ...
     if (tid % 32 == 0)  // ... so its lane 0 releases it (one of empty[s]'s WARPS arrivals)
       asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];"
@@ -437,7 +437,7 @@ __global__ void __launch_bounds__(THREADS)
                                             tile_count(n_vecs, base, TILE_VECS));
     // The refill below is an async-proxy write into slot s; the reads above were generic.
     // __syncthreads orders them for the generic proxy only, so each thread fences first.
-    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // my reads of slot s, then the refill
     __syncthreads();  // slot s consumed; the refill's bytes go to bar[s]'s next phase
     if (tid == 0 && tile + STAGES < my_tiles) produce(tile + STAGES);
   }

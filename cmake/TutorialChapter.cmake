@@ -13,6 +13,8 @@
 #       <name>_ptx           asm_expect.txt "ptx" lines vs the PTX    labels inspect
 #       <name>_sass          asm_expect.txt "sass" lines vs cuobjdump labels inspect;sass
 #                            (listed as skipped, with the reason, when cuobjdump is missing)
+#       <name>_rules         each asm_expect.txt counterexample (mutate) labels rules
+#                            is rejected by its rule (tools/check_rules.py)
 #       and the exercise's tests (tutorial_add_exercise below)
 # MIN_ARCH 90 restricts a Hopper-only chapter to architectures >= 90 among those configured
 # (sm_90 when none are). ARCHS overrides the architectures of the binary, its GPU tests and its
@@ -128,6 +130,33 @@ function(tutorial_add_chapter name)
                 "print('SKIP: cuobjdump not found, so the SASS assertions cannot run; install it (README.md, Requirements) and reconfigure'); raise SystemExit(77)")
     endif()
     set_tests_properties(${name}_sass PROPERTIES LABELS "inspect;sass" SKIP_RETURN_CODE 77)
+    # Every rule can fail: each `mutate` counterexample of asm_expect.txt is built (PTX, and
+    # SASS through ptxas + cuobjdump when cuobjdump is found) and must be rejected by its rule;
+    # every require rule has one (tools/check_rules.py). Label rules.
+    set(ptx_nums "")
+    foreach(a IN LISTS archs)
+      string(REGEX MATCH "^[0-9]+a?" num "${a}")
+      list(APPEND ptx_nums ${num})
+    endforeach()
+    set(sass_nums "")
+    foreach(a IN LISTS bin_archs)
+      if(NOT a MATCHES "-virtual$")
+        string(REGEX MATCH "^[0-9]+a?" num "${a}")
+        list(APPEND sass_nums ${num})
+      endif()
+    endforeach()
+    list(REMOVE_DUPLICATES sass_nums)
+    set(rules_sass "")
+    if(TUTORIAL_CUOBJDUMP)
+      set(rules_sass --sass-archs ${sass_nums} --binary $<TARGET_FILE:${name}>
+                     --cuobjdump ${TUTORIAL_CUOBJDUMP})
+    endif()
+    add_test(NAME ${name}_rules
+      COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tools/check_rules.py
+              --chapter ${CMAKE_CURRENT_SOURCE_DIR} --nvcc ${CMAKE_CUDA_COMPILER}
+              --work ${CMAKE_BINARY_DIR}/rules/${name} --ptx-archs ${ptx_nums}
+              --ptx ${ptx_files} ${rules_sass})
+    set_tests_properties(${name}_rules PROPERTIES LABELS "rules")
   endif()
 endfunction()
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>  // getenv
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -151,9 +152,23 @@ std::string num(double v) {
 std::string str(const std::string& s) { return "\"" + json_escape(s) + "\""; }
 }  // namespace
 
+std::string build_commit() {
+#ifdef TUTORIAL_GIT_COMMIT
+  return TUTORIAL_GIT_COMMIT;
+#else
+  return "unknown";
+#endif
+}
+
+std::string run_call() {
+  const char* call = std::getenv("TUTORIAL_RUN_CALL");
+  return call ? call : "";
+}
+
 std::string to_json(const Report& r) {
   std::ostringstream os;
-  os << "{\n  \"chapter\": " << str(r.chapter) << ",\n  \"title\": " << str(r.title)
+  os << "{\n  \"chapter\": " << str(r.chapter) << ",\n  \"commit\": " << str(r.commit)
+     << ",\n  \"call\": " << str(r.call) << ",\n  \"title\": " << str(r.title)
      << ",\n  \"metric\": " << str(r.metric) << ",\n  \"size\": " << str(r.size_text)
      << ",\n  \"seed\": " << r.seed << ",\n  \"check_only\": " << (r.check_only ? "true" : "false")
      << ",\n  \"device\": {\"name\": " << str(r.device.name) << ", \"cc\": \""

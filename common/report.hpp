@@ -48,8 +48,18 @@ struct ResultRow {
 };
 
 /// @brief Everything one chapter run reports.
+/// @brief The commit this program was built from: `git rev-parse HEAD` at configure time, with
+/// a "-dirty" suffix when the work tree had changes, or "unknown" outside a git checkout.
+std::string build_commit();
+
+/// @brief Which call of a GPU job ran this program: the environment variable TUTORIAL_RUN_CALL
+/// (tools/gpu_check.sh sets it for each call), or "" when it is unset.
+std::string run_call();
+
 struct Report {
   std::string chapter;        ///< e.g. "ch01_sync_shared_loads"
+  std::string commit = build_commit();  ///< the source of the binary that measured this
+  std::string call = run_call();        ///< the GPU job's call that ran it ("" when unknown)
   std::string title;
   std::string metric = "GB/s";
   std::string size_text;      ///< e.g. "1.00 GiB per buffer"

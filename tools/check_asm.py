@@ -11,6 +11,19 @@ Each chapter keeps its assertions in chapters/NN_topic/asm_expect.txt, one per l
   require/forbid  the instruction regex must / must not occur in that kernel's code
   Lines starting with # are comments.
 
+A rule may be followed by optional lines, in this order (they belong to the rule above them):
+
+    mutate <file> "<substring>" delete
+    mutate <file> "<substring>" replace "<new text>"
+    say "<the protocol step, in words>"
+
+  mutate  a counterexample: a one-line change of <file> (a file of the chapter folder) that
+          must make this rule FAIL. The substring must occur on exactly one line of the file;
+          delete removes that line, replace replaces the substring on it. tools/check_rules.py
+          (CTest chNN_topic_rules, label rules) builds each counterexample and asserts that the
+          rule rejects it. Quoting as in a POSIX shell: inside "...", write \" and \\.
+  say     printed instead of the regex when the rule fails (what the student got wrong).
+
 Example (chapter 01: synchronous loads, and no cp.async anywhere):
     ptx  *  stream_v1  require  ld\\.global
     ptx  *  *          forbid   cp\\.async
@@ -18,6 +31,7 @@ Example (chapter 01: synchronous loads, and no cp.async anywhere):
 """
 import argparse
 import re
+import shlex
 import subprocess
 import sys
 
@@ -58,49 +72,112 @@ def split_sass(text):
     return result
 
 
-def parse_expectations(path, kind):
+class Rule:
+    """One assertion line of asm_expect.txt and its optional mutate / say lines."""
+
+    def __init__(self, number, kind, arch, kernel_re, mode, pattern):
+        self.number, self.kind, self.arch = number, kind, arch
+        self.kernel_re, self.mode, self.pattern = kernel_re, mode, pattern
+        self.mutations = []  # (line number, file, substring, "delete" | "replace", new text)
+        self.say = None
+
+    def describe(self):
+        return self.say if self.say else f"{self.mode} /{self.pattern}/"
+
+
+def parse_rules(path):
+    """Every rule of the file (ptx and sass), with its mutate and say lines."""
     rules = []
     with open(path) as f:
-        for number, line in enumerate(f, 1):
-            line = line.strip()
+        for number, raw in enumerate(f, 1):
+            line = raw.strip()
             if not line or line.startswith("#"):
+                continue
+            word = line.split(None, 1)[0]
+            if word in ("mutate", "say"):
+                if not rules:
+                    sys.exit(f"{path}:{number}: '{word}' before any rule")
+                rule = rules[-1]
+                try:
+                    args = shlex.split(line)
+                except ValueError as e:
+                    sys.exit(f"{path}:{number}: {e}: {line}")
+                if word == "say":
+                    if len(args) != 2 or rule.say is not None:
+                        sys.exit(f"{path}:{number}: expected one say \"<sentence>\" per rule: {line}")
+                    rule.say = args[1]
+                    continue
+                if rule.say is not None:
+                    sys.exit(f"{path}:{number}: mutate lines come before the say line")
+                if len(args) == 4 and args[3] == "delete":
+                    rule.mutations.append((number, args[1], args[2], "delete", None))
+                elif len(args) == 5 and args[3] == "replace":
+                    rule.mutations.append((number, args[1], args[2], "replace", args[4]))
+                else:
+                    sys.exit(f'{path}:{number}: expected mutate <file> "<substring>" delete | '
+                             f'replace "<new>": {line}')
+                if not args[2]:
+                    sys.exit(f"{path}:{number}: empty substring")
                 continue
             parts = line.split(None, 4)
             if len(parts) != 5 or parts[0] not in ("ptx", "sass") or parts[3] not in ("require", "forbid"):
                 sys.exit(f"{path}:{number}: malformed line: {line}")
-            if parts[0] == kind:
-                rules.append((number, parts[1], parts[2], parts[3], parts[4]))
+            rules.append(Rule(number, *parts))
     return rules
 
 
-def check(per_arch, rules, label):
+def parse_expectations(path, kind):
+    return [r for r in parse_rules(path) if r.kind == kind]
+
+
+def evaluate(per_arch, rules, label, out=print):
+    """Check the rules; returns (checked, failures, {rule line: [failure texts]})."""
     failures = 0
     checked = 0
-    for number, arch, kernel_re, mode, pattern in rules:
-        archs = sorted(per_arch) if arch == "*" else [arch]
+    failed = {}
+    for rule in rules:
+        archs = sorted(per_arch) if rule.arch == "*" else [rule.arch]
         for a in archs:
             if a not in per_arch:
                 # An architecture this build does not produce: nothing to check here.
-                print(f"  skip line {number}: {a} not built")
+                out(f"  skip line {rule.number}: {a} not built")
                 continue
             kernels = per_arch[a]
-            if kernel_re == "*":
+            if rule.kernel_re == "*":
                 bodies = {"<all>": "".join(kernels.values())}
             else:
-                bodies = {k: v for k, v in kernels.items() if re.search(kernel_re, k)}
+                bodies = {k: v for k, v in kernels.items() if re.search(rule.kernel_re, k)}
                 if not bodies:
-                    print(f"FAIL line {number}: no kernel matches '{kernel_re}' in {label} {a}; "
-                          f"kernels: {', '.join(sorted(kernels)) or '(none)'}")
+                    text = (f"FAIL line {rule.number}: no kernel matches '{rule.kernel_re}' in {label} {a}; "
+                            f"kernels: {', '.join(sorted(kernels)) or '(none)'}")
+                    out(text)
+                    failed.setdefault(rule.number, []).append(text)
                     failures += 1
                     continue
             for name, body in bodies.items():
-                found = re.search(pattern, body) is not None
-                ok = found if mode == "require" else not found
+                found = re.search(rule.pattern, body) is not None
+                ok = found if rule.mode == "require" else not found
                 checked += 1
                 status = "ok  " if ok else "FAIL"
-                print(f"{status} {label} {a} {name}: {mode} /{pattern}/")
+                text = f"{status} {label} {a} {name}: {rule.describe() if not ok else rule.mode + ' /' + rule.pattern + '/'}"
+                if not ok:
+                    text += f" (line {rule.number})"
+                    failed.setdefault(rule.number, []).append(text)
+                out(text)
                 failures += 0 if ok else 1
+    return checked, failures, failed
+
+
+def check(per_arch, rules, label):
+    checked, failures, _ = evaluate(per_arch, rules, label)
     return checked, failures
+
+
+def disassemble(cuobjdump, binary):
+    proc = subprocess.run([cuobjdump, "--dump-sass", binary], capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.exit(f"cuobjdump failed: {proc.stderr}")
+    return proc.stdout
 
 
 def main():
@@ -123,14 +200,11 @@ def main():
             with open(path) as f:
                 per_arch[ptx_arch(path)] = split_ptx(f.read())
     else:
-        proc = subprocess.run([args.cuobjdump, "--dump-sass", args.binary],
-                              capture_output=True, text=True)
-        if proc.returncode != 0:
-            sys.exit(f"cuobjdump failed: {proc.stderr}")
+        text = disassemble(args.cuobjdump, args.binary)
         if args.dump:
             with open(args.dump, "w") as f:
-                f.write(proc.stdout)
-        per_arch = split_sass(proc.stdout)
+                f.write(text)
+        per_arch = split_sass(text)
     checked, failures = check(per_arch, rules, args.kind)
     print(f"assertions: {checked - failures} ok, {failures} wrong")
     sys.exit(1 if failures or checked == 0 else 0)

@@ -24,6 +24,8 @@ Markdown files (outside ``` / ~~~ fences and outside code spans):
      configuration puts its folder in IMAGE_PATH); a link to a page drops the #anchor
      (Doxygen links .md files only without one); any other link becomes its text followed by
      the file's path in the repository, in code.
+  7. The prose check's figure annotations (<!-- fig: ... -->, <!-- not measured: ... -->) are
+     removed: Doxygen drops an HTML comment together with the space that follows it.
 C++ files: in /// comments, --flag outside code and quotes is escaped (Doxygen would print an
 en dash).
 """
@@ -221,6 +223,26 @@ def image_dirs(md_files):
     return dirs
 
 
+FIGURE_COMMENT = re.compile(r"<!--\s*(?:fig:|not measured:).*?-->")
+
+
+def strip_figure_comments(lines):
+    """The prose check's annotations (<!-- fig: ... -->, <!-- not measured: ... -->,
+    tools/check_prose.py) go: Doxygen drops an HTML comment together with the space after it
+    ("20 µs<!-- ... --> after" became "20 µsafter"). Code (fenced, or indented by 4) keeps them."""
+    out, fence = [], None
+    for line in lines:
+        m = FENCE.match(line)
+        if fence:
+            fence = None if m and m.group(1) == fence else fence
+        elif m:
+            fence = m.group(1)
+        elif not line.startswith("    "):
+            line = FIGURE_COMMENT.sub("", line)
+        out.append(line)
+    return out
+
+
 def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "--image-dirs":
         print(" ".join(f'"{d}"' for d in image_dirs(sys.argv[2:])))
@@ -230,7 +252,10 @@ def main():
     path = sys.argv[1]
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
-    lines = filter_markdown(lines, path) if path.endswith(".md") else filter_cpp(lines)
+    if path.endswith(".md"):
+        lines = filter_markdown(strip_figure_comments(lines), path)
+    else:
+        lines = filter_cpp(lines)
     sys.stdout.write("\n".join(lines))
 
 

@@ -65,7 +65,12 @@ pack() {
 }
 trap pack EXIT
 
-{ nvidia-smi; nvcc --version; cmake --version | head -1; echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; date -u; } > "$LOGS/environment.txt" 2>&1
+# Every chapter run of this call writes it into its JSON ("call"; tools/results_to_md.py puts it
+# in the RESULTS header): the call's number within the job (KEEP_WORK=1 calls count on), its
+# start time and its steps. A caller may set TUTORIAL_RUN_CALL itself.
+calls_before=$(grep -c '^## call of' "$LOGS/summary.txt" 2>/dev/null || true)
+export TUTORIAL_RUN_CALL=${TUTORIAL_RUN_CALL:-"call $(( ${calls_before:-0} + 1 )) of the job ($(date -u '+%F %T') UTC, STEPS=$STEPS)"}
+{ nvidia-smi; nvcc --version; cmake --version | head -1; echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; echo "call: $TUTORIAL_RUN_CALL"; date -u; } > "$LOGS/environment.txt" 2>&1
 
 # 1. build
 if ! want build; then note "build: not requested"

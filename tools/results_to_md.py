@@ -25,11 +25,16 @@ def table(doc, run):
     metric = doc["metric"]
     dev = doc["device"]
     exe = doc["chapter"]
-    commit = f", commit {run['commit'][:12]}" if run.get("commit") else ""
+    # The commit and the call of the GPU job that produced this table: from the JSON (written
+    # by the chapter binary: tut::build_commit, TUTORIAL_RUN_CALL), or RUN.md's for older JSON.
+    json_commit = doc.get("commit") or run.get("commit")
+    json_call = doc.get("call") or run.get("call")
+    commit = f", commit {json_commit[:12] + ('-dirty' if json_commit.endswith('-dirty') else '')}" if json_commit else ""
+    call = f", call {json_call}" if json_call else ""
     baseline = doc["rows"][0]["name"] if doc["rows"] else "-"
     lines = [
         f"GPU: {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, L2 {dev['l2_bytes'] / 2**20:.0f} MiB, "
-        f"driver supports CUDA {dev['driver'] // 1000}.{dev['driver'] % 1000 // 10}). Date: {run.get('date', '?')}{commit}. "
+        f"driver supports CUDA {dev['driver'] // 1000}.{dev['driver'] % 1000 // 10}). Date: {run.get('date', '?')}{commit}{call}. "
         f"Command: `{exe} --json=...` run by `{run.get('command', '?')}`; "
         f"size {doc['size']}, seed {doc['seed']} (rerun with `--seed={doc['seed']}`). "
         f"Raw output: [docs/results/{run['name']}](../../docs/results/{run['name']}/RUN.md).",
@@ -95,7 +100,7 @@ def main():
     run = {"name": os.path.basename(os.path.normpath(args.results))}
     if os.path.exists(run_md):
         with open(run_md) as f:
-            for key, value in re.findall(r"^(gpu|date|commit|command|table_command): (.*)$", f.read(), re.M):
+            for key, value in re.findall(r"^(gpu|date|commit|call|command|table_command): (.*)$", f.read(), re.M):
                 run[key] = value
     run["command"] = run.get("table_command", run.get("command", "?"))
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>  // getenv, setenv
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -95,6 +96,33 @@ TEST(Report, CheckLabels) {
   EXPECT_EQ(tut::check_label(r), "PASS (BROKEN CHECK)");
   r.skipped = true;
   EXPECT_EQ(tut::check_label(r), "SKIP");
+}
+
+// The JSON names the commit the binary was built from and the GPU job's call that ran it
+// (decision: every results header says which commit and call produced its table).
+TEST(Report, JsonCarriesCommitAndCall) {
+  const std::string commit = tut::build_commit();
+  EXPECT_FALSE(commit.empty());
+  // a 40-hex-digit commit, maybe "-dirty", or "unknown" outside a git checkout
+  const bool hex = commit.size() >= 40 &&
+                   commit.find_first_not_of("0123456789abcdef") >= 40 &&
+                   (commit.size() == 40 || commit.substr(40) == "-dirty");
+  EXPECT_TRUE(hex || commit == "unknown") << commit;
+
+  const char* saved = std::getenv("TUTORIAL_RUN_CALL");
+  const std::string saved_text = saved ? saved : "";
+  unsetenv("TUTORIAL_RUN_CALL");
+  EXPECT_EQ(tut::run_call(), "");
+  setenv("TUTORIAL_RUN_CALL", "call 3 (2026-12-02 10:00:00 UTC, STEPS=full)", 1);
+  EXPECT_EQ(tut::run_call(), "call 3 (2026-12-02 10:00:00 UTC, STEPS=full)");
+  tut::Report r = sample();  // a Report made now picks both up
+  EXPECT_EQ(r.call, "call 3 (2026-12-02 10:00:00 UTC, STEPS=full)");
+  EXPECT_EQ(r.commit, commit);
+  r.call = "call \"4\"";
+  const std::string j = tut::to_json(r);
+  EXPECT_NE(j.find("\"commit\": \"" + commit + "\""), std::string::npos) << j;
+  EXPECT_NE(j.find("\"call\": \"call \\\"4\\\"\""), std::string::npos) << j;  // escaped
+  if (saved) setenv("TUTORIAL_RUN_CALL", saved_text.c_str(), 1); else unsetenv("TUTORIAL_RUN_CALL");
 }
 
 TEST(Report, JsonEscapesAndCarriesRows) {

@@ -12,7 +12,7 @@
 /// of tiles in flight decides the bandwidth. Names give the ring in slots and the depth in tiles
 /// in flight at each wait (slots - 1 in this chapter's wait-first loop).
 ///
-/// Tests include this file with TUTORIAL_NO_MAIN defined, for variants().
+/// Tests include this file with TUTORIAL_CHAPTER_TEST defined, for variants().
 #include <string>
 #include <vector>
 
@@ -53,7 +53,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 }  // namespace ch05
 
-#ifndef TUTORIAL_NO_MAIN
+#ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
   tut::Chapter<ch05::Problem> ch;
   ch.id = "ch05_pipeline_primitives";

@@ -9,7 +9,7 @@
 /// the table of the README. The kernels and their launchers are kernels.cuh (v0-v2) and
 /// mbarrier_completion.cuh (v3-v4); the broken variants are broken.cuh.
 ///
-/// Tests include this file with TUTORIAL_NO_MAIN defined, for variants().
+/// Tests include this file with TUTORIAL_CHAPTER_TEST defined, for variants().
 #include <cstdint>
 #include <vector>
 
@@ -89,7 +89,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 }  // namespace ch06
 
-#ifndef TUTORIAL_NO_MAIN
+#ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
   tut::Chapter<ch06::Problem> ch;
   ch.id = "ch06_ptx_cp_async";

@@ -8,7 +8,7 @@
 /// exactly against the CPU reference, then times every variant and prints the README's table.
 /// The kernels and their launchers are kernels.cuh; the broken variant is broken.cuh.
 ///
-/// Tests include this file with TUTORIAL_NO_MAIN defined, for variants().
+/// Tests include this file with TUTORIAL_CHAPTER_TEST defined, for variants().
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -140,6 +140,6 @@ inline tut::Chapter<Problem> chapter() {
 
 }  // namespace ch07
 
-#ifndef TUTORIAL_NO_MAIN
+#ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch07::chapter()); }
 #endif

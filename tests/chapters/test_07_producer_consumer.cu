@@ -8,7 +8,7 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#define TUTORIAL_NO_MAIN  // main.cu: the registry without its main()
+#define TUTORIAL_CHAPTER_TEST  // main.cu: the registry without its main()
 #include "main.cu"
 
 namespace {

@@ -99,7 +99,7 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
     // Every lane of the warp has passed its own wait, so the whole slice is in shared memory
     // and visible to the whole warp. This barrier is what makes the divergent issue correct.
-    __syncwarp();
+    __syncwarp();  // after every lane's wait, before any lane reads the slice
     const std::size_t base = tile * TILE_CHUNKS + warp * SLICE_CHUNKS;
     const int m = slice_count(n_chunks, base);
     // EXERCISE-BEGIN: each of the slice's m output chunks takes its staged chunk from the mirrored position of this warp's slice (a chunk another lane copied)
@@ -107,7 +107,7 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     // EXERCISE-STUB: (void)base, (void)m;
     // EXERCISE-END
     // The slice has been read by every lane before any lane refills the slot.
-    __syncwarp();
+    __syncwarp();  // after the reads, before the refill
     stage(tile + std::size_t(STAGES) * gridDim.x, slot);
   }
   // epilogue: the groups still open hold no copies (they were committed for tiles past the
@@ -165,9 +165,7 @@ struct IssueDivergentSyncwarp {
   __device__ void operator()(Chunk* s, const Chunk* g, int m, int lane, Pipe& pipe) const {
     if (is_issuer(lane)) {
       __syncwarp(HALF_MASK);  // WARPSYNC with the 16 issuing lanes
-      const int r = issuer_rank(lane);
-      if (r < m) cuda::memcpy_async(s + r, g + r, cuda::aligned_size_t<16>(16), pipe);
-      if (r + 16 < m) cuda::memcpy_async(s + r + 16, g + r + 16, cuda::aligned_size_t<16>(16), pipe);
+      IssueDivergent{}(s, g, m, lane, pipe);  // v1's copies (its is_issuer test holds here)
       __syncwarp(HALF_MASK);
     }
   }

@@ -58,6 +58,7 @@ __host__ __device__ inline std::size_t num_tiles(std::size_t n) { return (n + TI
 template <class Pipe>
 __device__ inline void produce_slot(float* s_slot, const float* __restrict__ d_in, std::size_t n,
                                     std::size_t base, int rank, int stride, Pipe& pipe) {
+  // EXERCISE-BEGIN: stage the slot's SLOT_VECS 16-byte vectors (the tile and its halo), vector v by the copying thread of rank v mod stride: an asynchronous 16-byte copy into the pipeline where the vector lies inside the array, zeros where it lies outside
   for (int v = rank; v < SLOT_VECS; v += stride) {
     const long long first = static_cast<long long>(base) - HALO + 4 * v;
     float* dst = s_slot + 4 * v;
@@ -66,6 +67,8 @@ __device__ inline void produce_slot(float* s_slot, const float* __restrict__ d_i
     else  // STS of zeros: made visible to the consumers by the same hand-over as the copies
       *reinterpret_cast<float4*>(dst) = make_float4(0.f, 0.f, 0.f, 0.f);
   }
+  // EXERCISE-STUB: (void)s_slot, (void)d_in, (void)n, (void)base, (void)rank, (void)stride, (void)pipe;
+  // EXERCISE-END
 }
 
 // The consumer's work: outputs j = rank, rank + stride, ... of the tile, 15 LDS + 14 FADD each.
@@ -100,7 +103,10 @@ __global__ void __launch_bounds__(THREADS)
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n));
   auto issue = [&](std::size_t tile) {
     pipe.producer_acquire();
+    // EXERCISE-BEGIN: copy this block's tile `tile` (if it exists) into its slot; in this unified kernel every thread of the block copies
     if (tile < my_tiles) produce_slot(s_slots[tile % STAGES], d_in, n, tut::block_tile(tile) * TILE, tid, THREADS, pipe);
+    // EXERCISE-STUB: (void)tid;
+    // EXERCISE-END
     pipe.producer_commit();
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue: STAGES-1 tiles in flight

@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(THREADS)
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (std::size_t tile = 0; tile < my_tiles; ++tile) {
-    tut::cp_async_wait_group<STAGES - 2>();
+    tut::cp_async_wait_group<STAGES - 2>();  // v8: my group of tile landed
     __syncthreads();
     issue(tile + STAGES - 1);
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(THREADS)
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (std::size_t tile = 0; tile < my_tiles; ++tile) {
-    tut::cp_async_wait_group<STAGES - 2>();
+    tut::cp_async_wait_group<STAGES - 2>();  // v9: my group of tile landed
     __syncthreads();
     issue(tile + STAGES - 1);
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;

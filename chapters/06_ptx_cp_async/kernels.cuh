@@ -62,9 +62,12 @@ template <int CP_BYTES>
 __device__ __forceinline__ void cp_async_ca(std::uint32_t s_dst, const void* g_src,
                                             std::uint32_t src_bytes) {
   static_assert(CP_BYTES == 4 || CP_BYTES == 8 || CP_BYTES == 16, "cp.async.ca: 4, 8 or 16 B");
+  // EXERCISE-BEGIN: one PTX instruction: CP_BYTES bytes from global to shared memory, allocated in L1 on the way, of which only src_bytes are read (the rest arrive as zeros); CP_BYTES is a compile-time constant, src_bytes a register
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s_dst),
                "l"(__cvta_generic_to_global(g_src)), "n"(CP_BYTES), "r"(src_bytes)
                : "memory");
+  // EXERCISE-STUB: (void)s_dst, (void)g_src, (void)src_bytes;
+  // EXERCISE-END
 }
 __device__ __forceinline__ void cp_async_cg16(std::uint32_t s_dst, const void* g_src,
                                               std::uint32_t src_bytes) {
@@ -172,7 +175,7 @@ __global__ void __launch_bounds__(THREADS)
     __syncthreads();  // all threads' part of tile landed; slot (tile-1) % STAGES is free
     issue(tile + STAGES - 1);
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
-    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));
+    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));  // v1: LDS.128, STG.E.128
   }
   // Epilogue: cp.async.wait_all (= commit_group; wait_group 0). The trailing groups are empty,
   // so this returns at once.

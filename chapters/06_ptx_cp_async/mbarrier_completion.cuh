@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];  // one mbarrier per slot: "slot holds its tile"
   if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);  // v3 token: 2 arrivals a thread
   __syncthreads();  // the initialised barriers are visible before anyone arrives
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   std::uint64_t r_state[STAGES];  // the phase this thread arrived on, per slot
@@ -72,7 +72,9 @@ __global__ void __launch_bounds__(THREADS)
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
   for (std::size_t tile = 0; tile < my_tiles; ++tile) {
     // all 256 threads arrived and all their copies of tile landed: the whole tile is there
-    while (!cuda::ptx::mbarrier_test_wait(&s_full[tile % STAGES], r_state[tile % STAGES])) {
+    // No time bound (common/bounded_wait.cuh bounds parity waits only, v4's form): a phase
+    // that never completed would spin here until the harness's watchdog ends the run.
+    while (!cuda::ptx::mbarrier_test_wait(&s_full[tile % STAGES], r_state[tile % STAGES])) {  // v3 token
     }
     __syncthreads();  // slot (tile-1) % STAGES: everyone finished reading it
     issue(tile + STAGES - 1);
@@ -89,7 +91,7 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];
   if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);  // v3 cccl: 2 arrivals a thread
   __syncthreads();
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   std::uint64_t r_state[STAGES];
@@ -102,7 +104,9 @@ __global__ void __launch_bounds__(THREADS)
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
   for (std::size_t tile = 0; tile < my_tiles; ++tile) {
-    while (!cuda::ptx::mbarrier_test_wait(&s_full[tile % STAGES], r_state[tile % STAGES])) {
+    // No time bound (common/bounded_wait.cuh bounds parity waits only, v4's form): a phase
+    // that never completed would spin here until the harness's watchdog ends the run.
+    while (!cuda::ptx::mbarrier_test_wait(&s_full[tile % STAGES], r_state[tile % STAGES])) {  // v3 cccl
     }
     __syncthreads();
     issue(tile + STAGES - 1);
@@ -127,14 +131,14 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
   __shared__ std::uint64_t s_full[STAGES];
   if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);
+    for (int s = 0; s < STAGES; ++s) cuda::ptx::mbarrier_init(&s_full[s], 2 * THREADS);  // v4: 2 arrivals a thread
   __syncthreads();
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   auto issue = [&](std::size_t tile) {
     if (tile >= my_tiles) return;
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
     issue_tile<16, true>(s_tiles[tile % STAGES], d_in, base, tile_count(n_words, base));
-    cp_async_mbarrier_arrive_noinc(&s_full[tile % STAGES]);
+    cp_async_mbarrier_arrive_noinc(&s_full[tile % STAGES]);  // v4: arrives when my copies landed
     (void)cuda::ptx::mbarrier_arrive(&s_full[tile % STAGES]);  // the state is not needed
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);

@@ -27,7 +27,7 @@ struct IssueRoundedDown {
                              Pipe& pipe) const {
     const auto* g16 = reinterpret_cast<const unsigned char*>(
         reinterpret_cast<std::uintptr_t>(g) & ~std::uintptr_t{15});  // BUG: moves the data
-    cuda::memcpy_async(warp, s, g16, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
+    IssueAligned<16>{}(warp, s, g16, bytes, pipe);  // the lesson's 16-byte copy, on the moved address
   }
 };
 

@@ -79,17 +79,20 @@ template <class T>
 struct IssueTyped {  // plain size_t: the promise comes from alignof(T) alone
   __device__ void operator()(const Warp& warp, unsigned char* s, const unsigned char* g, int bytes,
                              Pipe& pipe) const {
+    // EXERCISE-BEGIN: the same warp-wide copy of the slice, with a plain size_t size: here the promise must come from the element type alone, so copy the bytes as an array of T
     cuda::memcpy_async(warp, reinterpret_cast<T*>(s), reinterpret_cast<const T*>(g),
                        static_cast<std::size_t>(bytes), pipe);
+    // EXERCISE-STUB: (void)warp, (void)s, (void)g, (void)bytes, (void)pipe;
+    // EXERCISE-END
   }
 };
 struct IssueAligned128 {  // a 128-byte promise holds only for whole 128-byte multiples
   __device__ void operator()(const Warp& warp, unsigned char* s, const unsigned char* g, int bytes,
                              Pipe& pipe) const {
     if (bytes % 128 == 0)
-      cuda::memcpy_async(warp, s, g, cuda::aligned_size_t<128>(static_cast<std::size_t>(bytes)), pipe);
+      IssueAligned<128>{}(warp, s, g, bytes, pipe);
     else
-      cuda::memcpy_async(warp, s, g, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
+      IssueAligned<16>{}(warp, s, g, bytes, pipe);
   }
 };
 // ---------------------------------------------------------------------------------------------

@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(THREADS)
     __syncthreads();
     issue(tile + STAGES - 1);
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
-    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));
+    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));  // v1: LDS.128, STG.E.128
   }
 }
 
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
   __shared__ __mbarrier_t s_full[STAGES];                            // "slot holds its tile"
   if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);
+    for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);  // v2: 256 arrivals
   __syncthreads();  // the initialised barriers are visible before anyone arrives
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   __mbarrier_token_t r_token[STAGES];  // the phase this thread arrived on, per slot
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(THREADS)
     if (tile >= my_tiles) return;  // no arrivals either: nobody waits for this phase
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
     issue_tile_primitives<16>(s_tiles[tile % STAGES], d_in, base, tile_count(n_words, base));
-    __pipeline_arrive_on(&s_full[tile % STAGES]);
+    __pipeline_arrive_on(&s_full[tile % STAGES]);  // v2: my copies count on this phase
     r_token[tile % STAGES] = __mbarrier_arrive(&s_full[tile % STAGES]);
   };
 
@@ -209,6 +209,10 @@ __global__ void __launch_bounds__(THREADS)
     // Wait for the phase of slot tile % STAGES that tile's arrivals belong to: when it
     // completes, all 256 threads' copies of tile have landed. test_wait polls once; the
     // loop spins (try_wait, which can suspend the thread, needs sm_90).
+    // This wait has no time bound: common/bounded_wait.cuh bounds waits on a phase PARITY
+    // (v3 uses it), and a token names its phase differently. If the phase never completed
+    // (a lost arrival), the block would spin here until the harness's watchdog ends the run
+    // with a line naming the variant; v3 shows the bounded, self-reporting form.
     while (!__mbarrier_test_wait(&s_full[tile % STAGES], r_token[tile % STAGES])) {
     }
     __syncthreads();  // slot (tile-1) % STAGES: everyone finished reading it
@@ -237,14 +241,14 @@ __global__ void __launch_bounds__(THREADS)
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
   __shared__ __mbarrier_t s_full[STAGES];                            // "slot holds its tile"
   if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);
+    for (int s = 0; s < STAGES; ++s) __mbarrier_init(&s_full[s], THREADS);  // v3: 256 arrivals
   __syncthreads();
   const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   auto issue = [&](std::size_t tile) {
     if (tile >= my_tiles) return;
     const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
     issue_tile_primitives<16>(s_tiles[tile % STAGES], d_in, base, tile_count(n_words, base));
-    __pipeline_arrive_on(&s_full[tile % STAGES]);
+    __pipeline_arrive_on(&s_full[tile % STAGES]);  // v3: my copies count on this phase
     (void)__mbarrier_arrive(&s_full[tile % STAGES]);  // the token is not needed: parity names the phase
   };
 
@@ -264,8 +268,7 @@ __global__ void __launch_bounds__(THREADS)
                           .on(tut::Barrier::kFull, static_cast<unsigned>(tile % STAGES))
                           .at_tile(static_cast<unsigned>(tile));
     if (!gave_up)
-      gave_up = !tut::test_wait_or_report(&s_full[tile % STAGES],
-                                          parity, error, site);
+      gave_up = !tut::test_wait_or_report(&s_full[tile % STAGES], parity, error, site);
     __syncthreads();  // slot (tile-1) % STAGES: everyone finished reading it
     issue(tile + STAGES - 1);
     if (!gave_up) {

@@ -12,6 +12,13 @@
 ///   - cp_async_wait_all()      cp.async.wait_all
 /// The copies are per thread: a thread's wait covers only the groups that thread committed, so a
 /// block that reads what other threads copied needs a __syncthreads() after the wait.
+///
+/// The source operand: chapter 06 converts it with __cvta_generic_to_global() before the asm,
+/// as the PTX ISA's `.global` operand asks. These wrappers pass the generic pointer as it is
+/// (`"l"(g_src)`), as the toolkit's own cuda_pipeline_helpers.h does for
+/// __pipeline_memcpy_async. Both rely on a global address and its generic address being the
+/// same number, which holds on the GPUs this tutorial runs on; code that must not rely on it
+/// converts first, as chapter 06 does.
 #pragma once
 
 #include <cstdint>

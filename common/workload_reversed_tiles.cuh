@@ -7,8 +7,8 @@
 /// words are written: out[j] = pad[P-1-j]. For a ragged tile the first 1-3 output words are
 /// therefore zeros that the copy itself must write (cp.async's zero-fill), so the check sees
 /// whether the zero-fill happened. Chapter 05 streams it with the __pipeline_* primitives,
-/// chapter 06 with raw PTX; each keeps its kernels in its own kernels.cuh, and this header holds
-/// what does not depend on how the bytes are copied.
+/// chapter 06 with raw PTX (chapter 04 reuses the Problem); each keeps its kernels in its own
+/// folder, and this header holds what does not depend on how the bytes are copied.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,8 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "bounded_wait.cuh"
 #include "device_buffer.cuh"
 #include "harness.cuh"
+#include "ring.cuh"
 
 namespace tut::reversed_tiles {
 
@@ -42,15 +44,11 @@ __host__ __device__ inline int tile_count(std::size_t n_words, std::size_t base)
 __host__ __device__ inline int padded_count(int count) {
   return (count + VEC_WORDS - 1) / VEC_WORDS * VEC_WORDS;
 }
-/// Tiles this block handles in the persistent grid-stride walk (tile = blockIdx.x + k*gridDim.x).
-__device__ inline std::size_t tiles_for_block(std::size_t n_words) {
-  const std::size_t num_tiles = (n_words + TILE_WORDS - 1) / TILE_WORDS;
-  return num_tiles > blockIdx.x ? (num_tiles - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
+/// Tiles in an array of @p n_words words (the last one may be ragged). A persistent block walks
+/// its share with tut::tiles_of_this_block(num_tiles(n)) and tut::block_tile(j) (common/ring.cuh).
+__host__ __device__ inline std::size_t num_tiles(std::size_t n_words) {
+  return (n_words + TILE_WORDS - 1) / TILE_WORDS;
 }
-__device__ inline std::size_t tile_base(std::size_t k) {
-  return (blockIdx.x + k * gridDim.x) * static_cast<std::size_t>(TILE_WORDS);
-}
-
 // ---------------------------------------------------------------------------------------------
 // The consumer, identical in every variant of both chapters
 // ---------------------------------------------------------------------------------------------
@@ -118,18 +116,27 @@ struct Problem {
     d_in.upload(h_in);
     h_in.resize(n_words);  // the references see the n_words of the problem only
   }
-  void poison(cudaStream_t s) { d_out.poison(s); }
+  /// Poisons the output and clears the error word (kernels with bounded waits write into it).
+  void poison(cudaStream_t s) {
+    d_out.poison(s);
+    error.clear(s);
+  }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
     return verify_against(s, want, reference_reverse_padded);
   }
-  // Downloads the output and compares it with reference(h_in), computed on first use into
-  // `cache`. A chapter with a second workload keeps a second cache (chapter 06's window).
+  // Prints what a timed-out wait reported (tut::ErrorWord::report), downloads the output and
+  // compares it with reference(h_in), computed on first use into `cache`; a timeout counts as
+  // a failure even where every word matches. A chapter with a second workload keeps a second
+  // cache (chapter 06's window).
   tut::VerifyResult verify_against(
       cudaStream_t s, std::vector<std::uint32_t>& cache,
       std::vector<std::uint32_t> (*reference)(const std::vector<std::uint32_t>&)) {
+    const unsigned err = error.report(s);
     const std::vector<std::uint32_t> got = d_out.download(s);
     if (cache.empty()) cache = reference(h_in);
-    return tut::compare_exact_words(got.data(), cache.data(), n_words);
+    tut::VerifyResult r = tut::compare_exact_words(got.data(), cache.data(), n_words);
+    if (err != 0 && r.mismatches == 0) r.mismatches = 1;
+    return r;
   }
   double work() const { return 2.0 * static_cast<double>(cfg.size); }
   std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
@@ -141,6 +148,9 @@ struct Problem {
   std::size_t n_words;
   tut::DeviceBuffer<std::uint32_t> d_in, d_out;
   std::vector<std::uint32_t> h_in, want;
+  /// The kernels' `unsigned* error` (error.data()): 0 unless a bounded mbarrier wait gave up,
+  /// and then the log of who waited on what (chapter 05 v3, chapter 06 v4).
+  tut::ErrorWord error;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,26 +1,27 @@
-// Chapter 06: raw PTX cp.async - the instructions under every API of chapters 02-05
-//
-// What it adds over chapter 05: no library at all. Two __device__ __forceinline__ functions,
-// each one inline-PTX copy (cp.async.ca 4/8/16 B, cp.async.cg 16 B) with the src-size operand
-// that zero-fills the bytes past the end of the array, and commit_group, wait_group N and
-// wait_all written inline in the lesson kernel (v1). With them:
-//   - the streaming copy at 1 block of 256 threads per SM with 8 slots, 7 tiles in flight at
-//     each wait (chapter 05's wait-first loop: a ring of STAGES slots keeps STAGES-1 tiles in
-//     flight), the regime where the bytes in flight per block decide the bandwidth;
-//   - L1 ACCESS (.ca) against L1 BYPASS (.cg) on two workloads: a stream that reads every
-//     byte once (L1 cannot help) and a window that reads every tile twice, one iteration
-//     apart, on the same SM (L1 can help);
-//   - completion on an mbarrier (kernels_mbarrier.cuh).
-//
-// Workloads (4 KiB tiles of 1024 words; the last tile may be ragged):
-//   stream  tile zero-padded to whole 16-byte vectors, reversed word by word
-//           (common/workload_reversed_tiles.cuh, as chapter 05).
-//   window  out[i] = in[i] + in[i + 1024] (32-bit wrap-around), in[] past the end read as 0.
-//
-// This file and kernels_mbarrier.cuh (included at the end) hold the device code in reading
-// order, and one launcher for all of it; the Problem's window reference and the variant
-// registry are in host.cuh.
-// Minimum compute capability: 8.0 (cp.async).
+/// @file kernels.cuh
+/// @brief Chapter 06's lesson kernels v0-v2: raw PTX cp.async (.ca/.cg, src-size,
+///        commit_group, wait_group), then their launchers.
+///
+/// What it adds over chapter 05: no library at all. Two __device__ __forceinline__ functions,
+/// each one inline-PTX copy (cp.async.ca 4/8/16 B, cp.async.cg 16 B) with the src-size operand
+/// that zero-fills the bytes past the end of the array, and commit_group, wait_group N and
+/// wait_all written inline in the lesson kernel (v1). With them:
+///   - the streaming copy at 1 block of 256 threads per SM with 8 slots, 7 tiles in flight at
+///     each wait (chapter 05's wait-first loop: a ring of STAGES slots keeps STAGES-1 tiles in
+///     flight), the regime where the bytes in flight per block decide the bandwidth;
+///   - L1 ACCESS (.ca) against L1 BYPASS (.cg) on two workloads: a stream that reads every
+///     byte once (L1 cannot help) and a window that reads every tile twice, one iteration
+///     apart, on the same SM (L1 can help);
+///   - completion on an mbarrier (v3, v4: mbarrier_completion.cuh).
+///
+/// Workloads (4 KiB tiles of 1024 words; the last tile may be ragged):
+///   stream  tile zero-padded to whole 16-byte vectors, reversed word by word
+///           (common/workload_reversed_tiles.cuh, as chapter 05).
+///   window  out[i] = in[i] + in[i + 1024] (32-bit wrap-around), in[] past the end read as 0.
+///
+/// This file holds v0-v2 and their launchers; mbarrier_completion.cuh holds v3-v4 and theirs;
+/// broken.cuh the broken variants; main.cu the window's CPU reference and the variant registry.
+/// Minimum compute capability: 8.0 (cp.async).
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -30,6 +31,7 @@
 
 #include "common/cp_async.cuh"
 #include "common/launch.cuh"
+#include "common/ring.cuh"
 #include "common/workload_reversed_tiles.cuh"
 
 namespace ch06 {
@@ -37,6 +39,9 @@ namespace ch06 {
 // The stream workload is chapter 05's - THREADS, TILE_WORDS, VEC_WORDS, the tile indexing, the
 // consumer consume_reverse.
 using namespace tut::reversed_tiles;
+
+/// Which CPU reference a variant's output is checked against (Variant::reference).
+enum Reference : int { kReverse = 0, kWindow = 1 };
 
 // ---------------------------------------------------------------------------------------------
 // The PTX, one function per instruction
@@ -57,9 +62,12 @@ template <int CP_BYTES>
 __device__ __forceinline__ void cp_async_ca(std::uint32_t s_dst, const void* g_src,
                                             std::uint32_t src_bytes) {
   static_assert(CP_BYTES == 4 || CP_BYTES == 8 || CP_BYTES == 16, "cp.async.ca: 4, 8 or 16 B");
+  // EXERCISE-BEGIN: one PTX instruction: CP_BYTES bytes from global to shared memory, allocated in L1 on the way, of which only src_bytes are read (the rest arrive as zeros); CP_BYTES is a compile-time constant, src_bytes a register
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(s_dst),
                "l"(__cvta_generic_to_global(g_src)), "n"(CP_BYTES), "r"(src_bytes)
                : "memory");
+  // EXERCISE-STUB: (void)s_dst, (void)g_src, (void)src_bytes;
+  // EXERCISE-END
 }
 __device__ __forceinline__ void cp_async_cg16(std::uint32_t s_dst, const void* g_src,
                                               std::uint32_t src_bytes) {
@@ -113,24 +121,25 @@ __global__ void __launch_bounds__(THREADS)
     stream_v0_primitives_kernel(const std::uint32_t* __restrict__ d_in,
                                 std::uint32_t* __restrict__ d_out, std::size_t n_words) {
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
+  const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
   const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
-  auto issue = [&](std::size_t k) {
-    if (k < my_tiles) {
-      const std::size_t base = tile_base(k);
+  auto issue = [&](std::size_t tile) {
+    if (tile < my_tiles) {
+      const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
       const int left = tile_count(n_words, base) - w;
       if (left > 0)
-        __pipeline_memcpy_async(&s_tiles[k % STAGES][w], d_in + base + w, 16,
+        __pipeline_memcpy_async(&s_tiles[tile % STAGES][w], d_in + base + w, 16,
                                 left >= VEC_WORDS ? 0 : (VEC_WORDS - left) * 4);
     }
     __pipeline_commit();
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
+  for (std::size_t tile = 0; tile < my_tiles; ++tile) {
     __pipeline_wait_prior(STAGES - 2);
     __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    issue(tile + STAGES - 1);
+    const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
+    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));
   }
 }
 
@@ -146,24 +155,27 @@ __global__ void __launch_bounds__(THREADS)
                               std::uint32_t* __restrict__ d_out, std::size_t n_words) {
   static_assert(STAGES >= 2, "at least one tile in flight while another is consumed");
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];  // STAGES x 4 KiB ring
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  auto issue = [&](std::size_t k) {  // tile k into slot k % STAGES, one commit group per tile
-    if (k < my_tiles)
-      issue_tile<CP_BYTES, CG>(s_tiles[k % STAGES], d_in, tile_base(k), tile_count(n_words, tile_base(k)));
+  const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
+  auto issue = [&](std::size_t tile) {  // tile into slot tile % STAGES, one commit group per tile
+    if (tile < my_tiles) {
+      const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
+      issue_tile<CP_BYTES, CG>(s_tiles[tile % STAGES], d_in, base, tile_count(n_words, base));
+    }
     // cp.async.commit_group (SASS LDGDEPBAR): closes this thread's current group, all cp.async
     // issued since the last commit. Empty groups too: an empty group is legal and completes at
     // once, and it keeps the count of groups at "one per tile".
     asm volatile("cp.async.commit_group;\n" ::: "memory");
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue: STAGES-1 groups in flight
-  for (std::size_t k = 0; k < my_tiles; ++k) {
+  for (std::size_t tile = 0; tile < my_tiles; ++tile) {
     // cp.async.wait_group N (SASS DEPBAR.LE SB0, N; N an immediate): blocks this thread until at
     // most its N newest groups are pending - its own groups only, no other thread's copies.
-    // STAGES-1+k groups committed; at most STAGES-2 pending => this thread's group k landed.
+    // STAGES-1+tile groups committed; at most STAGES-2 pending => this thread's group tile landed.
     asm volatile("cp.async.wait_group %0;\n" ::"n"(STAGES - 2) : "memory");
-    __syncthreads();  // all threads' part of tile k landed; slot (k-1) % STAGES is free
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    __syncthreads();  // all threads' part of tile landed; slot (tile-1) % STAGES is free
+    issue(tile + STAGES - 1);
+    const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
+    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));  // v1: LDS.128, STG.E.128
   }
   // Epilogue: cp.async.wait_all (= commit_group; wait_group 0). The trailing groups are empty,
   // so this returns at once.
@@ -173,11 +185,11 @@ __global__ void __launch_bounds__(THREADS)
 // ---------------------------------------------------------------------------------------------
 // v2: the window - every tile is read twice, one iteration apart, by the same block
 // ---------------------------------------------------------------------------------------------
-// Blocks take contiguous runs of tiles (not grid-stride), so the second read of tile k+1 (as
-// the "current" tile of iteration k+1) comes from the same SM, about one iteration after its
-// first read (as the "next" tile of iteration k). With .ca the first read allocated the lines
+// Blocks take contiguous runs of tiles (not grid-stride), so the second read of tile+1 (as
+// the "current" tile of iteration tile+1) comes from the same SM, about one iteration after its
+// first read (as the "next" tile of iteration tile). With .ca the first read allocated the lines
 // in L1 and the second can hit there; with .cg both reads go to L2. Each slot holds the pair
-// [tile k | tile k+1] = 8 KiB.
+// [tile | tile+1] = 8 KiB.
 // Commit and wait are v1's instructions, here through common/cp_async.cuh (tut::), the
 // spelling later chapters use.
 template <int STAGES, bool CG>
@@ -201,21 +213,21 @@ __global__ void __launch_bounds__(THREADS)
     else
       cp_async_ca<16>(smem_u32(s_tile + w), src, valid * 4u);
   };
-  auto issue = [&](std::size_t k) {
-    if (k < my_tiles) {
-      copy_vec(s_pairs[k % STAGES][0], first + k);
-      copy_vec(s_pairs[k % STAGES][1], first + k + 1);  // past the end: all zeros
+  auto issue = [&](std::size_t tile) {
+    if (tile < my_tiles) {
+      copy_vec(s_pairs[tile % STAGES][0], first + tile);
+      copy_vec(s_pairs[tile % STAGES][1], first + tile + 1);  // past the end: all zeros
     }
     tut::cp_async_commit_group();
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);  // prologue
-  for (std::size_t k = 0; k < my_tiles; ++k) {
-    tut::cp_async_wait_group<STAGES - 2>();  // this thread's pair for tile k landed
-    __syncthreads();                    // everyone's; and slot (k-1) % STAGES is free
-    issue(k + STAGES - 1);
-    const std::uint32_t* s_cur = s_pairs[k % STAGES][0];
-    const std::uint32_t* s_next = s_pairs[k % STAGES][1];
-    const std::size_t base = (first + k) * TILE_WORDS;
+  for (std::size_t tile = 0; tile < my_tiles; ++tile) {
+    tut::cp_async_wait_group<STAGES - 2>();  // this thread's pair for tile landed
+    __syncthreads();                    // everyone's; and slot (tile-1) % STAGES is free
+    issue(tile + STAGES - 1);
+    const std::uint32_t* s_cur = s_pairs[tile % STAGES][0];
+    const std::uint32_t* s_next = s_pairs[tile % STAGES][1];
+    const std::size_t base = (first + tile) * TILE_WORDS;
     const int count = tile_count(n_words, base);
     if (w < count) {  // this thread's output words [w, w+4): one 16-byte vector of each tile
       const uint4 a = *reinterpret_cast<const uint4*>(s_cur + w);   // LDS.128
@@ -233,8 +245,27 @@ __global__ void __launch_bounds__(THREADS)
   tut::cp_async_wait_all();
 }
 
+// ---------------------------------------------------------------------------------------------
+// Launchers: a persistent grid of --blocks-per-sm blocks per SM (default 1); *_full: as many
+// as fit (blocks_per_sm 0)
+// ---------------------------------------------------------------------------------------------
+using StreamProblem = tut::reversed_tiles::Problem;  // main.cu's ch06::Problem derives from it
+
+template <int STAGES>
+void launch_stream_v0(StreamProblem& p, cudaStream_t s) {
+  tut::launch_persistent(stream_v0_primitives_kernel<STAGES>, THREADS, 0, p.sms(),
+                         p.blocks_per_sm(), s, p.d_in.data(), p.d_out.data(), p.n_words);
+}
+template <int STAGES, int CP_BYTES, bool CG, bool FULL = false>
+void launch_stream_v1(StreamProblem& p, cudaStream_t s) {
+  tut::launch_persistent(stream_v1_cp_async_kernel<STAGES, CP_BYTES, CG>, THREADS, 0, p.sms(),
+                         FULL ? 0 : p.blocks_per_sm(), s, p.d_in.data(), p.d_out.data(),
+                         p.n_words);
+}
+template <int STAGES, bool CG>
+void launch_window_v2(StreamProblem& p, cudaStream_t s) {
+  tut::launch_persistent(window_v2_cp_async_kernel<STAGES, CG>, THREADS, 0, p.sms(),
+                         p.blocks_per_sm(), s, p.d_in.data(), p.d_out.data(), p.n_words);
+}
 
 }  // namespace ch06
-
-// The mbarrier variants, v3 and v4.
-#include "kernels_mbarrier.cuh"

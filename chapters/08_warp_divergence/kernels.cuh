@@ -1,21 +1,24 @@
-// Chapter 08: warp divergence around memcpy_async (what it does to commit groups, and to speed)
-//
-// cp.async is a per-thread instruction, and its completion bookkeeping (the commit group,
-// cp.async.commit_group / cp.async.wait_group) is per-thread too. So when only half of a warp
-// issues copies and every thread commits, nothing is "entangled": each thread owns exactly as
-// many groups as it committed, the lanes that copied nothing own empty groups, and a wait in
-// one lane says nothing about the copies of another lane. What the divergent form really
-// changes is (1) the number of LDGSTS instructions per byte (half the lanes are idle in each)
-// and (2) the ordering obligation: a lane that reads data copied by another lane needs a
-// barrier (__syncwarp here) after everyone's wait - the wait alone is not enough.
-//
-// Workload: a tile-through-shared copy. Each 256-thread block stages 4 KiB tiles (256 x 16 B
-// chunks) in a 4-slot per-thread pipeline (cuda::pipeline<thread_scope_thread>). Each warp
-// owns a 512-byte slice of the tile (32 chunks) and writes it out reversed within the slice,
-// so every lane reads a chunk that another lane copied. The variants differ only in WHO
-// issues the copies of a slice: all 32 lanes (v0), half of the lanes (v1..v3), or all lanes
-// with zero-fill predication (v4).
-// Minimum compute capability: 8.0 (cp.async).
+/// @file kernels.cuh
+/// @brief Chapter 08's lesson kernels: who issues the cp.async of a warp slice (converged,
+///        divergent, divergent + __syncwarp, sized, zero-fill), one shared protocol
+///        (reverse_slices), then the launcher.
+///
+/// cp.async is a per-thread instruction, and its completion bookkeeping (the commit group,
+/// cp.async.commit_group / cp.async.wait_group) is per-thread too. So when only half of a warp
+/// issues copies and every thread commits, nothing is "entangled": each thread owns exactly as
+/// many groups as it committed, the lanes that copied nothing own empty groups, and a wait in
+/// one lane says nothing about the copies of another lane. What the divergent form really
+/// changes is (1) the number of LDGSTS instructions per byte (half the lanes are idle in each)
+/// and (2) the ordering obligation: a lane that reads data copied by another lane needs a
+/// barrier (__syncwarp here) after everyone's wait - the wait alone is not enough.
+///
+/// Workload: a tile-through-shared copy. Each 256-thread block stages 4 KiB tiles (256 x 16 B
+/// chunks) in a 4-slot per-thread pipeline (cuda::pipeline<thread_scope_thread>). Each warp
+/// owns a 512-byte slice of the tile (32 chunks) and writes it out reversed within the slice,
+/// so every lane reads a chunk that another lane copied. The variants differ only in WHO
+/// issues the copies of a slice: all 32 lanes (v0), half of the lanes (v1..v3), or all lanes
+/// with zero-fill predication (v4).
+/// Minimum compute capability: 8.0 (cp.async).
 #pragma once
 
 #include <cuda/pipeline>
@@ -25,6 +28,7 @@
 
 #include "common/cp_async.cuh"
 #include "common/launch.cuh"
+#include "common/ring.cuh"
 
 namespace ch08 {
 
@@ -81,12 +85,12 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     pipe.producer_commit();  // cp.async.commit_group (LDGDEPBAR): may close an empty group
   };
 
-  // prologue: fill all STAGES slots (tiles blockIdx.x, +grid, +2 grid, +3 grid)
-  for (int s = 0; s < STAGES; ++s) stage(blockIdx.x + std::size_t(s) * gridDim.x, s);
+  // prologue: fill all STAGES slots with this block's tiles 0..STAGES-1 (grid-stride walk)
+  for (int s = 0; s < STAGES; ++s) stage(tut::block_tile(s), s);
 
   // steady state: consume slot k % STAGES, refill it with the tile STAGES steps ahead
   for (std::size_t k = 0;; ++k) {
-    const std::size_t tile = blockIdx.x + k * gridDim.x;
+    const std::size_t tile = tut::block_tile(k);
     if (tile >= num_tiles) break;
     const int slot = static_cast<int>(k % STAGES);
     // cp.async.wait_group STAGES-1 (DEPBAR.LE SB0, 0x3): of MY groups, all but the 3 newest
@@ -95,7 +99,7 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);
     // Every lane of the warp has passed its own wait, so the whole slice is in shared memory
     // and visible to the whole warp. This barrier is what makes the divergent issue correct.
-    __syncwarp();
+    __syncwarp();  // after every lane's wait, before any lane reads the slice
     const std::size_t base = tile * TILE_CHUNKS + warp * SLICE_CHUNKS;
     const int m = slice_count(n_chunks, base);
     // EXERCISE-BEGIN: each of the slice's m output chunks takes its staged chunk from the mirrored position of this warp's slice (a chunk another lane copied)
@@ -103,7 +107,7 @@ __device__ void reverse_slices(const Chunk* __restrict__ d_in, Chunk* __restrict
     // EXERCISE-STUB: (void)base, (void)m;
     // EXERCISE-END
     // The slice has been read by every lane before any lane refills the slot.
-    __syncwarp();
+    __syncwarp();  // after the reads, before the refill
     stage(tile + std::size_t(STAGES) * gridDim.x, slot);
   }
   // epilogue: the groups still open hold no copies (they were committed for tiles past the
@@ -161,9 +165,7 @@ struct IssueDivergentSyncwarp {
   __device__ void operator()(Chunk* s, const Chunk* g, int m, int lane, Pipe& pipe) const {
     if (is_issuer(lane)) {
       __syncwarp(HALF_MASK);  // WARPSYNC with the 16 issuing lanes
-      const int r = issuer_rank(lane);
-      if (r < m) cuda::memcpy_async(s + r, g + r, cuda::aligned_size_t<16>(16), pipe);
-      if (r + 16 < m) cuda::memcpy_async(s + r + 16, g + r + 16, cuda::aligned_size_t<16>(16), pipe);
+      IssueDivergent{}(s, g, m, lane, pipe);  // v1's copies (its is_issuer test holds here)
       __syncwarp(HALF_MASK);
     }
   }

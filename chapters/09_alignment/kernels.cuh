@@ -1,27 +1,31 @@
-// Chapter 09: alignment - which copy instruction cuda::memcpy_async really emits
-//
-// cuda::memcpy_async picks its copy unit at COMPILE time from the alignment it is promised:
-// the larger of alignof(T) of the pointer type and the N of a cuda::aligned_size_t<N> size.
-// It never looks at the run-time addresses for that. With a thread-scope pipeline:
-//   promise >= 16  cp.async.cg.shared.global ..., 16, 16   (LDGSTS.E.BYPASS.128, L1 bypassed)
-//   promise 8      cp.async.ca.shared.global ..., 8, 8     (LDGSTS.E.64, through L1)
-//   promise 4      cp.async.ca.shared.global ..., 4, 4     (LDGSTS.E)
-//   promise 2      a synchronous loop of 2-byte loads and stores, done before the call returns
-//   promise 1      a synchronous loop of 1-byte loads and stores
-// With a cuda::barrier in shared memory instead of a pipeline, a promise >= 16 on sm_90 takes
-// cp.async.bulk (one thread copies the whole range; v10). What CCCL does test at run time is
-// the address SPACE (__isGlobal(src) && __isShared(dst)); here the compiler can see both and
-// folds the test away.
-//
-// Workload: copy `size` bytes from d_in + src_off to d_out through shared memory. Each warp
-// stages 512-byte slices of 4 KiB tiles into a 4-slot per-thread pipeline at byte offset
-// dst_off of each slot, then writes 16 B per lane to the (always aligned) output.
-// Minimum compute capability: 8.0 (cp.async); v10 takes its bulk path on 9.0.
+/// @file kernels.cuh
+/// @brief Chapter 09's lesson kernels: which copy instruction cuda::memcpy_async really emits
+///        for each alignment promise (v0-v7, v10), the slice protocol they share, then the
+///        launchers with the run-time alignment check (v8 picks the widest legal copy).
+///
+/// cuda::memcpy_async picks its copy unit at COMPILE time from the alignment it is promised:
+/// the larger of alignof(T) of the pointer type and the N of a cuda::aligned_size_t<N> size.
+/// It never looks at the run-time addresses for that. With a thread-scope pipeline:
+///   promise >= 16  cp.async.cg.shared.global ..., 16, 16   (LDGSTS.E.BYPASS.128, L1 bypassed)
+///   promise 8      cp.async.ca.shared.global ..., 8, 8     (LDGSTS.E.64, through L1)
+///   promise 4      cp.async.ca.shared.global ..., 4, 4     (LDGSTS.E)
+///   promise 2      a synchronous loop of 2-byte loads and stores, done before the call returns
+///   promise 1      a synchronous loop of 1-byte loads and stores
+/// With a cuda::barrier in shared memory instead of a pipeline, a promise >= 16 on sm_90 takes
+/// cp.async.bulk (one thread copies the whole range; v10). What CCCL does test at run time is
+/// the address SPACE (__isGlobal(src) && __isShared(dst)); here the compiler can see both and
+/// folds the test away.
+///
+/// Workload: copy `size` bytes from d_in + src_off to d_out through shared memory. Each warp
+/// stages 512-byte slices of 4 KiB tiles into a 4-slot per-thread pipeline at byte offset
+/// dst_off of each slot, then writes 16 B per lane to the (always aligned) output.
+/// Minimum compute capability: 8.0 (cp.async); v10 takes its bulk path on 9.0.
 #pragma once
 
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <cuda/pipeline>
+#include <cuda/ptx>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -29,6 +33,7 @@
 #include <cstring>
 
 #include "common/launch.cuh"
+#include "common/ring.cuh"
 
 namespace ch09 {
 namespace cg = cooperative_groups;
@@ -74,17 +79,20 @@ template <class T>
 struct IssueTyped {  // plain size_t: the promise comes from alignof(T) alone
   __device__ void operator()(const Warp& warp, unsigned char* s, const unsigned char* g, int bytes,
                              Pipe& pipe) const {
+    // EXERCISE-BEGIN: the same warp-wide copy of the slice, with a plain size_t size: here the promise must come from the element type alone, so copy the bytes as an array of T
     cuda::memcpy_async(warp, reinterpret_cast<T*>(s), reinterpret_cast<const T*>(g),
                        static_cast<std::size_t>(bytes), pipe);
+    // EXERCISE-STUB: (void)warp, (void)s, (void)g, (void)bytes, (void)pipe;
+    // EXERCISE-END
   }
 };
 struct IssueAligned128 {  // a 128-byte promise holds only for whole 128-byte multiples
   __device__ void operator()(const Warp& warp, unsigned char* s, const unsigned char* g, int bytes,
                              Pipe& pipe) const {
     if (bytes % 128 == 0)
-      cuda::memcpy_async(warp, s, g, cuda::aligned_size_t<128>(static_cast<std::size_t>(bytes)), pipe);
+      IssueAligned<128>{}(warp, s, g, bytes, pipe);
     else
-      cuda::memcpy_async(warp, s, g, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
+      IssueAligned<16>{}(warp, s, g, bytes, pipe);
   }
 };
 // ---------------------------------------------------------------------------------------------
@@ -116,9 +124,9 @@ __device__ void stage_slices(const unsigned char* __restrict__ d_src, uint4* __r
     pipe.producer_commit();  // one group per lane per slot, empty for the synchronous paths
   };
 
-  for (int s = 0; s < STAGES; ++s) stage(blockIdx.x + std::size_t(s) * gridDim.x, s);
+  for (int s = 0; s < STAGES; ++s) stage(tut::block_tile(s), s);  // this block's tiles 0..3
   for (std::size_t k = 0;; ++k) {
-    const std::size_t tile = blockIdx.x + k * gridDim.x;
+    const std::size_t tile = tut::block_tile(k);
     if (tile >= num_tiles) break;
     const int slot = static_cast<int>(k % STAGES);
     cuda::pipeline_consumer_wait_prior<STAGES - 1>(pipe);  // my copies into `slot` landed
@@ -211,7 +219,7 @@ __global__ void __launch_bounds__(THREADS)
 #if __CUDA_ARCH__ >= 900
     // The next tile's bulk copy writes s_tile through the async proxy; these generic reads of
     // it must be ordered before that write, which a barrier alone does not do across proxies.
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);  // fence.proxy.async.shared::cta
 #endif
     __syncthreads();  // every thread has read the tile before the slot is refilled
   }

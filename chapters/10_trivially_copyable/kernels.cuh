@@ -1,22 +1,25 @@
-// Chapter 10: trivially copyable types - what cuda::memcpy_async requires of the element type
-//
-// memcpy_async moves BYTES (cp.async, or a load/store loop); it never runs a copy constructor.
-// So the element type must be trivially copyable. CCCL 3.0 enforces that in the cuda::barrier
-// overloads (a static_assert; compile_fail.cu, CASE_BARRIER) but not in the cuda::pipeline
-// ones: a type with a user-defined copy constructor compiles there, its bytes are copied, and
-// its constructor is silently skipped (v3). The fix: keep the data plain (Particle, checked by
-// static_assert) and put the behaviour in functions (advance()); checked_memcpy_async in
-// particle.cuh adds the missing static_assert to the pipeline path (compile_fail.cu,
-// CASE_GUARD).
-//
-// The type's alignment matters too: Particle is 6 floats (alignof 4), so a plain size_t gives
-// 4-byte cp.async.ca; an aligned_size_t<16> promise, or a struct-of-arrays layout with
-// 16-byte-aligned planes, gives 16-byte cp.async.cg.
-//
-// Workload: advance n particles by dt = 0.5 (pos += dt * vel). Each warp stages 32 particles
-// (768 B) per tile in a 4-slot per-thread pipeline, updates them in shared memory, and writes
-// the slice back with 16-byte stores - the same store path for both layouts.
-// Minimum compute capability: 8.0 (cp.async).
+/// @file kernels.cuh
+/// @brief Chapter 10's lesson kernels: what cuda::memcpy_async requires of the element type
+///        (AoS with and without an alignment promise, SoA planes, a type with a copy
+///        constructor), the slice protocol they share, then the launcher.
+///
+/// memcpy_async moves BYTES (cp.async, or a load/store loop); it never runs a copy constructor.
+/// So the element type must be trivially copyable. CCCL 3.0 enforces that in the cuda::barrier
+/// overloads (a static_assert; compile_fail.cu, CASE_BARRIER) but not in the cuda::pipeline
+/// ones: a type with a user-defined copy constructor compiles there, its bytes are copied, and
+/// its constructor is silently skipped (v3). The fix: keep the data plain (Particle, checked by
+/// static_assert) and put the behaviour in functions (advance()); checked_memcpy_async in
+/// particle.cuh adds the missing static_assert to the pipeline path (compile_fail.cu,
+/// CASE_GUARD).
+///
+/// The type's alignment matters too: Particle is 6 floats (alignof 4), so a plain size_t gives
+/// 4-byte cp.async.ca; an aligned_size_t<16> promise, or a struct-of-arrays layout with
+/// 16-byte-aligned planes, gives 16-byte cp.async.cg.
+///
+/// Workload: advance n particles by dt = 0.5 (pos += dt * vel). Each warp stages 32 particles
+/// (768 B) per tile in a 4-slot per-thread pipeline, updates them in shared memory, and writes
+/// the slice back with 16-byte stores - the same store path for both layouts.
+/// Minimum compute capability: 8.0 (cp.async).
 #pragma once
 
 #include <cooperative_groups.h>
@@ -26,7 +29,8 @@
 #include <cstdint>
 
 #include "common/launch.cuh"
-#include "chapters/10_trivially_copyable/particle.cuh"  // from the root, as the tests see it
+#include "common/ring.cuh"
+#include "particle.cuh"
 
 namespace ch10 {
 namespace cg = cooperative_groups;
@@ -154,9 +158,9 @@ __device__ void advance_slices(const float* __restrict__ d_in, float* __restrict
     pipe.producer_commit();  // one group per lane per slot
   };
 
-  for (int s = 0; s < STAGES; ++s) stage(blockIdx.x + std::size_t(s) * gridDim.x, s);
+  for (int s = 0; s < STAGES; ++s) stage(tut::block_tile(s), s);  // this block's tiles 0..3
   for (std::size_t k = 0;; ++k) {
-    const std::size_t tile = blockIdx.x + k * gridDim.x;
+    const std::size_t tile = tut::block_tile(k);
     if (tile >= num_tiles) break;
     const int slot = static_cast<int>(k % STAGES);
     float* s = &s_slots[slot][w * SLICE_FLOATS];
@@ -173,6 +177,10 @@ __device__ void advance_slices(const float* __restrict__ d_in, float* __restrict
 }
 
 using AdvanceKernel = void (*)(const float*, float*, std::size_t);
+
+/// The layout a kernel reads and writes, which is the CPU reference its output must match (a
+/// variant's `.reference`): AoS [n][6] floats or SoA [6][n].
+enum Reference : int { kAoS = 0, kSoA = 1 };
 
 __global__ void advance_v0_aos_sizet_kernel(const float* in, float* out, std::size_t n) {
   advance_slices<AoSSizeT>(in, out, n);

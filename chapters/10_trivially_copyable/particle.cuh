@@ -1,5 +1,8 @@
-// Chapter 10: the particle types, kept apart from the kernels so the compile-fail tests can
-// include them without the harness. See kernels.cuh for the lesson.
+/// @file particle.cuh
+/// @brief Chapter 10's particle types (the "before" with a copy constructor, the plain-data
+///        "after"), advance(), and checked_memcpy_async: kept apart from the kernels so the
+///        compile-fail tests can include them without the harness. See kernels.cuh for the
+///        lesson.
 #pragma once
 
 #include <cuda/pipeline>

@@ -7,8 +7,8 @@
 
 #include "gpu_test.cuh"
 #include "variant_test.cuh"
-#include "kernels.cuh"
-#include "host.cuh"
+#define TUTORIAL_CHAPTER_TEST  // main.cu: the registry without its main()
+#include "main.cu"
 
 namespace {
 

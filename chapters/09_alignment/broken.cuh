@@ -1,12 +1,20 @@
-// Chapter 09's negative: v9 is IssueAligned<16> (chapters/09_alignment/kernels.cuh) with the
-// source address rounded down to keep its 16-byte promise, run in the same stage_slices()
-// protocol. It must FAIL under --check-only. The chapter's host.cuh includes this file after its
-// Problem (kernels.cuh is already included there).
+/// @file broken.cuh
+/// @brief Chapter 09's broken variant: v9 is kernels.cuh's IssueAligned<16> with the source
+///        address rounded down to keep its 16-byte promise, run in the same stage_slices()
+///        protocol, its one wrong line marked // BUG:.
+///
+/// It is registered as a negative (add_negatives(), which main.cu's variants() calls last), so
+/// `--check-only` and the `_negatives` test require it to FAIL: the check must be able to see
+/// this mistake.
 #pragma once
+
+#include <cuda/pipeline>
+#include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "common/harness.cuh"
+#include "kernels.cuh"
 
 namespace ch09 {
 
@@ -19,7 +27,7 @@ struct IssueRoundedDown {
                              Pipe& pipe) const {
     const auto* g16 = reinterpret_cast<const unsigned char*>(
         reinterpret_cast<std::uintptr_t>(g) & ~std::uintptr_t{15});  // BUG: moves the data
-    cuda::memcpy_async(warp, s, g16, cuda::aligned_size_t<16>(static_cast<std::size_t>(bytes)), pipe);
+    IssueAligned<16>{}(warp, s, g16, bytes, pipe);  // the lesson's 16-byte copy, on the moved address
   }
 };
 
@@ -28,11 +36,13 @@ __global__ void copy_v9_rounded_down_kernel(const unsigned char* src, uint4* out
   stage_slices(src, out, size, dst_off, IssueRoundedDown{});
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+/// Registers v9 as a negative; ChapterProblem is main.cu's Problem (defined after this header).
+template <class ChapterProblem>
+void add_negatives(tut::VariantList<ChapterProblem>& v) {
   auto& v9 = v.add("v9_rounded_down_src_off4", "v9 BROKEN: <16> on src +4, rounded down",
                    "negative: a source 4 bytes off, its address rounded down to keep the 16-byte "
                    "promise; copies the wrong bytes, must FAIL",
-                   [](Problem& p, cudaStream_t s) {
+                   [](ChapterProblem& p, cudaStream_t s) {
                      // The kernel makes its own addresses 16-byte aligned, so the launch check
                      // (the real source alignment, 4) passes and the broken kernel runs.
                      launch_copy(copy_v9_rounded_down_kernel, 4, "rounded-down aligned_size_t<16>",

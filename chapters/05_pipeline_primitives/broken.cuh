@@ -1,7 +1,10 @@
-// Chapter 05's negative: a copy of chapters/05_pipeline_primitives/kernels.cuh's
-// stream_v1_primitives_kernel (3 slots, 16 B, copy inline), its one changed line marked // BUG:.
-// It must FAIL under --check-only. host.cuh includes this file after the Problem (the
-// workload's, tut::reversed_tiles::Problem) and calls add_negatives() at the end of variants().
+/// @file broken.cuh
+/// @brief Chapter 05's broken variant: a copy of kernels.cuh's stream_v1_primitives_kernel
+///        (3 slots, 16 B, the copy written inline) with its one changed line marked // BUG:.
+///
+/// It is registered as a negative (add_negatives(), which main.cu's variants() calls last), so
+/// `--check-only` and the `_negatives` test require it to FAIL: the check must be able to see
+/// this mistake.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -11,7 +14,9 @@
 
 #include "common/harness.cuh"
 #include "common/launch.cuh"
+#include "common/ring.cuh"
 #include "common/workload_reversed_tiles.cuh"
+#include "kernels.cuh"
 
 namespace ch05 {
 
@@ -30,39 +35,36 @@ __global__ void __launch_bounds__(THREADS)
                                    std::uint32_t* __restrict__ d_out, std::size_t n_words) {
   constexpr int STAGES = 3;
   __shared__ alignas(16) std::uint32_t s_tiles[STAGES][TILE_WORDS];
-  const std::size_t my_tiles = tiles_for_block(n_words);
-  auto issue = [&](std::size_t k) {
-    if (k < my_tiles) {
-      const std::size_t base = tile_base(k);
+  const std::size_t my_tiles = tut::tiles_of_this_block(num_tiles(n_words));
+  auto issue = [&](std::size_t tile) {
+    if (tile < my_tiles) {
+      const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
       const int w = static_cast<int>(threadIdx.x) * VEC_WORDS;
       const int valid = tile_count(n_words, base) - w;
       if (valid > 0)  // BUG: valid bytes passed where the primitive wants bytes to zero
-        __pipeline_memcpy_async(&s_tiles[k % STAGES][w], d_in + base + w, 16,
+        __pipeline_memcpy_async(&s_tiles[tile % STAGES][w], d_in + base + w, 16,
                                 (valid < VEC_WORDS ? valid : VEC_WORDS) * 4);
     }
     __pipeline_commit();
   };
   for (int s = 0; s < STAGES - 1; ++s) issue(s);
-  for (std::size_t k = 0; k < my_tiles; ++k) {
+  for (std::size_t tile = 0; tile < my_tiles; ++tile) {
     __pipeline_wait_prior(STAGES - 2);
     __syncthreads();
-    issue(k + STAGES - 1);
-    consume_reverse(s_tiles[k % STAGES], d_out, tile_base(k), tile_count(n_words, tile_base(k)));
+    issue(tile + STAGES - 1);
+    const std::size_t base = tut::block_tile(tile) * TILE_WORDS;
+    consume_reverse(s_tiles[tile % STAGES], d_out, base, tile_count(n_words, base));
   }
 }
 
-inline void launch_stream_v9(const std::uint32_t* d_in, std::uint32_t* d_out, std::size_t n_words,
-                             int sm_count, int blocks_per_sm, cudaStream_t s) {
-  tut::launch_persistent(stream_v9_zfill_swapped_kernel, THREADS, 0, sm_count, blocks_per_sm, s,
-                         d_in, d_out, n_words);
+inline void launch_stream_v9(Problem& p, cudaStream_t s) {
+  tut::launch_persistent(stream_v9_zfill_swapped_kernel, THREADS, 0, p.sms(), p.blocks_per_sm(), s,
+                         p.d_in.data(), p.d_out.data(), p.n_words);
 }
 
-inline void add_negatives(tut::VariantList<tut::reversed_tiles::Problem>& v) {
+inline void add_negatives(tut::VariantList<Problem>& v) {
   v.add("v9_zfill_swapped", "v9 BROKEN: zfill given as src-size",
-        "negative: passes the valid byte count as the zero-fill count; must FAIL",
-        [](tut::reversed_tiles::Problem& p, cudaStream_t s) {
-          launch_stream_v9(p.d_in.data(), p.d_out.data(), p.n_words, p.sms(), p.blocks_per_sm(), s);
-        })
+        "negative: passes the valid byte count as the zero-fill count; must FAIL", launch_stream_v9)
       .negative = true;
 }
 

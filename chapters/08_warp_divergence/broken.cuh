@@ -1,10 +1,20 @@
-// Chapter 08's negative: v9 is IssueConverged (chapters/08_warp_divergence/kernels.cuh) with its
-// copy restricted to the issuing lanes of v1-v3, run in the same reverse_slices() protocol. It
-// must FAIL under --check-only. The chapter's host.cuh includes this file after its Problem
-// (kernels.cuh is already included there).
+/// @file broken.cuh
+/// @brief Chapter 08's broken variant: v9 is kernels.cuh's IssueConverged with its copy
+///        restricted to the issuing lanes of v1-v3, run in the same reverse_slices() protocol,
+///        its one wrong line marked // BUG:.
+///
+/// It is registered as a negative (add_negatives(), which main.cu's variants() calls last), so
+/// `--check-only` and the `_negatives` test require it to FAIL: the check must be able to see
+/// this mistake.
 #pragma once
 
+#include <cuda/pipeline>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
 #include "common/harness.cuh"
+#include "kernels.cuh"
 
 namespace ch08 {
 
@@ -24,11 +34,13 @@ __global__ void slice_v9_half_only_kernel(const Chunk* d_in, Chunk* d_out, std::
   reverse_slices(d_in, d_out, n, IssueHalfOnly{});
 }
 
-inline void add_negatives(tut::VariantList<Problem>& v) {
+/// Registers v9 as a negative; ChapterProblem is main.cu's Problem (defined after this header).
+template <class ChapterProblem>
+void add_negatives(tut::VariantList<ChapterProblem>& v) {
   v.add("v9_half_only", "v9 BROKEN: half the lanes copy",
         "negative: only lanes with lane%16<8 copy, each its own chunk; half of each slice is "
         "never staged",
-        [](Problem& p, cudaStream_t s) {
+        [](ChapterProblem& p, cudaStream_t s) {
           launch_slice(slice_v9_half_only_kernel, p.d_in.data(), p.d_out.data(), p.n_chunks(),
                        p.sms(), 0, s);
         })

@@ -21,7 +21,7 @@
 // CUDA 12.8 (PTX ISA 8.6: v5's .shared::cta destination of cp.async.bulk.tensor).
 #pragma once
 
-#include <cuda.h>  // CUtensorMap (the type only; the host encodes it, see host.cuh)
+#include <cuda.h>  // CUtensorMap (the type only; the host encodes it, see main.cu)
 #include <cuda_runtime.h>
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -169,6 +169,8 @@ struct WaitSite {
 ///        WaitRecord to the log behind it (the first WaitLog::kCapacity are kept; the rest are
 ///        counted).
 /// @param error the kernel's `unsigned*` error word (ErrorWord::data(): the start of a WaitLog)
+/// @param site where the wait sits in the protocol (who waited on which barrier, when)
+/// @param parity the phase parity the wait was for
 __device__ __forceinline__ void record_timeout(unsigned* error, const WaitSite& site,
                                                std::uint32_t parity) {
   atomicOr(error, kErrorWaitTimedOut);

@@ -257,6 +257,9 @@ inline std::uint32_t perturb_seed_from(std::uint64_t seed) {
 
 /// @brief Poison the output and every SM's shared memory, launch @p v once, wait for it
 ///        (bounded: wait_stream_or_exit()), verify against the CPU reference.
+/// @param problem the chapter's buffers and CPU reference
+/// @param v the variant to launch
+/// @param stream the stream it runs on
 /// @param doing what the watchdog says the variant was doing if it never finishes
 ///        (e.g. "checked launch, size 4096")
 /// @note  The poison is what makes the check honest: a kernel that writes nothing (or not

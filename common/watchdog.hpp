@@ -58,7 +58,10 @@ class WatchdogScope {
 };
 
 /// @brief The sentence itself, from its parts (WatchdogScope::message() fills them in).
-/// @param chapter "" leaves the chapter out; @param variant "" says "the launch"
+/// @param chapter "" leaves the chapter out
+/// @param variant "" says "the launch"
+/// @param doing what the variant was doing (e.g. "checked launch, size 4096")
+/// @param seconds the limit that ran out
 std::string watchdog_message(const std::string& chapter, const std::string& variant,
                              const std::string& doing, double seconds);
 

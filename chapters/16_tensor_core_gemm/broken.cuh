@@ -338,9 +338,6 @@ void add_negatives(tut::VariantList<Problem>& v) {
                                p.args(), s);
         })
       .perturb_negative = true;
-  // Every negative is a step 2 or step 3 kernel: wgmma, which only an sm_90a image holds.
-  for (tut::Variant<Problem>& negative : v.list)
-    if (negative.key.rfind("neg_", 0) == 0) negative.arch_specific = {90};
 }
 
 }  // namespace ch16

@@ -175,24 +175,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "64x256x64 tiles, wgmma m64n256k16 from 128-byte swizzled TMA tiles, 4 slots",
         [](Problem& p, cudaStream_t s) {
           step2::launch(p.map_a64, p.map_b256, p.args(), s);
-        })
-      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
+        });
   v.add("step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
         "128x256x64 tiles, producer warp + 2 consumer warpgroups, full/empty ring, setmaxnreg",
         [](Problem& p, cudaStream_t s) {
           step3::launch(p.map_a128, p.map_b256, p.args(), s);
-        })
-      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
+        });
   v.add("step4_cluster_multicast", "4 2-block cluster, B multicast",
         "step 3 in 2-block clusters: each block multicasts half of B, remote slot-free arrivals",
-        [](Problem& p, cudaStream_t s) { step4::launch(p.map_a128, p.map_b128, p.args(), s); })
-      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
+        [](Problem& p, cudaStream_t s) { step4::launch(p.map_a128, p.map_b128, p.args(), s); });
   v.add("step5_persistent_tma_store", "5 persistent, grouped, TMA store",
         "step 4 persistent over tile pairs in groups of 8, 3 slots, epilogue by TMA store",
         [](Problem& p, cudaStream_t s) {
           step5::launch(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        })
-      .arch_specific = {90};  // wgmma: only an sm_90a image holds it (docs/arch-matrix.md)
+        });
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })
@@ -234,8 +230,12 @@ int main(int argc, char** argv) {
   ch.title =
       "Chapter 16: BF16 GEMM on Hopper tensor cores, mma.sync -> wgmma+TMA -> warp "
       "specialization -> cluster multicast -> persistent, vs cuBLAS";
-  ch.min_cc_major = 9;  // and exactly 9.0: Problem exits 77 on anything but sm_90a
+  ch.min_cc_major = 9;
   ch.min_cc_minor = 0;
+  // wgmma (steps 2-5) and the multicast tensor copy exist only in sm_90a code, and an sm_120a
+  // build of gemm_common.cuh does not compile at all: the whole chapter runs from an sm_90a
+  // image only, and any other image skips it, naming sm_90a (docs/arch-matrix.md).
+  ch.arch_specific = {90};
   tut::set_square_gemm_sizes(ch, 4, 2);  // A, B, C and cuBLAS's C in bf16
   // One element; ragged below one tile; exact multiples of every tile; ragged, several tiles
   // per block. At 517 (K-loop of 9 stages of 64, 17 of 32), the lap check's two blocks each

@@ -474,7 +474,7 @@ def render(root, chapters):
         a80 = arch80_rows(root, ch["exe"])
         w(f"## {ch['exe']}")
         w("")
-        spec = ", ".join(target_label(a) for a in g["arch_specific"])
+        spec = ", ".join(target_label(f"{a}a") for a in g["arch_specific"])  # {90}: sm_90a
         w(f"Chapter gate: compute capability {g['min_cc'] // 10}.{g['min_cc'] % 10} or newer"
           + (f", code compiled for {spec}" if spec else "") + ".")
         built = [b for b in g.get("built_archs", "").split(",") if b]

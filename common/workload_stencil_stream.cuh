@@ -129,8 +129,6 @@ struct Problem {
   int sms() const { return cfg.device.sm_count; }
   /// @brief Blocks per SM of the "_low" rows: the chapter option --blocks-per-sm.
   int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }
-  /// @brief The old name of blocks_per_sm(), still used by chapter 11 (remove with its last use).
-  int low_blocks_per_sm() const { return blocks_per_sm(); }
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -149,7 +147,7 @@ struct Problem {
 inline constexpr std::uint64_t kLargestCheckSize = std::uint64_t{8} << 20;
 
 /// @brief The workload's part of a chapter description: --size rules, check sizes, the
-///        --blocks-per-sm option that Problem::low_blocks_per_sm() reads, and the GPU memory
+///        --blocks-per-sm option that Problem::blocks_per_sm() reads, and the GPU memory
 ///        a run needs.
 template <class P>
 void set_sizes(tut::Chapter<P>& ch) {

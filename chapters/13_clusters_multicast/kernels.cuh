@@ -49,7 +49,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <map>
 #include <utility>
 
 #include "common/bounded_wait.cuh"
@@ -571,18 +570,11 @@ inline unsigned cluster_grid(std::size_t n_words, int cluster = CLUSTER) {
   return static_cast<unsigned>((rows + cluster - 1) / cluster * cluster);
 }
 
-// Resident blocks per SM of `kernel` at SMEM_BYTES (64 KiB: it opts in first), for the table's
-// blocks/SM column. Queried once per kernel and remembered, so the timed launches make no host
-// queries. (common/launch.cuh caches this only inside persistent_grid(), which sizes a grid by
-// SMs; a cluster grid is sized by rows.)
+// Resident blocks per SM of `kernel` at SMEM_BYTES (64 KiB: tut::resident_occupancy opts in
+// first), for the table's blocks/SM column; queried once per kernel and remembered there, so
+// the timed launches make no host queries.
 inline int resident_blocks_per_sm(BroadcastKernel kernel) {
-  static std::map<BroadcastKernel, int> fit;
-  auto it = fit.find(kernel);
-  if (it == fit.end()) {
-    tut::opt_in_dynamic_smem(kernel, SMEM_BYTES);
-    it = fit.emplace(kernel, tut::max_blocks_per_sm(kernel, THREADS, SMEM_BYTES)).first;
-  }
-  return it->second;
+  return tut::resident_occupancy(kernel, THREADS, SMEM_BYTES);
 }
 
 // <<<>>> launch; the cluster shape is the kernel's __cluster_dims__ (`cluster`), or none (1).

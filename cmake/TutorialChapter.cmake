@@ -61,10 +61,7 @@ function(tutorial_add_chapter name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE tutorial_common ${ARG_LIBRARIES})
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-  set_target_properties(${name} PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
-  # Named in the skip message when the binary has no code for the GPU it runs on.
-  string(REPLACE ";" "," built_archs "${bin_archs}")
-  target_compile_definitions(${name} PRIVATE TUTORIAL_BUILT_ARCHS="${built_archs}")
+  tutorial_set_archs(${name} "${bin_archs}")
   tutorial_cuda_flags(${name})
 
   # PTX, one file per architecture (CUDA_PTX_COMPILATION takes one architecture per target,
@@ -193,6 +190,17 @@ endfunction()
 
 # Flags every CUDA target of the tutorial gets: warnings on, -lineinfo so compute-sanitizer
 # and Nsight Compute can point at source lines.
+# The architectures of a target built from a chapter's code (the chapter, its exercises, its
+# GPU tests), and the same list as TUTORIAL_BUILT_ARCHS: the arch gate (common/arch_probe.cuh)
+# reads it to tell an sm_90a image from an sm_90 one (the runtime reports 90 for both) and
+# names it in the skip message when the binary has no code for the GPU it runs on. A target
+# built for 90a-real without it would skip its sm_90a-only variants as if they were missing.
+function(tutorial_set_archs target archs)
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${archs}")
+  string(REPLACE ";" "," built_archs "${archs}")
+  target_compile_definitions(${target} PRIVATE TUTORIAL_BUILT_ARCHS="${built_archs}")
+endfunction()
+
 function(tutorial_cuda_flags target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra>
@@ -240,7 +248,7 @@ function(tutorial_add_exercise name bin_archs ptx_archs sources libraries)
     add_executable(${name}_exercise EXCLUDE_FROM_ALL ${student_sources})
     target_include_directories(${name}_exercise PRIVATE ${student_dir})
     target_link_libraries(${name}_exercise PRIVATE tutorial_common ${libraries})
-    set_target_properties(${name}_exercise PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+    tutorial_set_archs(${name}_exercise "${bin_archs}")
     # its skip message says that the student's code was not run, and names the no-GPU check
     string(SUBSTRING ${topic} 0 2 chapter_number)
     target_compile_definitions(${name}_exercise PRIVATE TUTORIAL_EXERCISE="${chapter_number}")
@@ -298,7 +306,7 @@ function(tutorial_add_exercise name bin_archs ptx_archs sources libraries)
     add_executable(${name}_exercise_unsolved ${unsolved_sources})
     target_include_directories(${name}_exercise_unsolved PRIVATE ${unsolved_parent}/${topic})
     target_link_libraries(${name}_exercise_unsolved PRIVATE tutorial_common ${libraries})
-    set_target_properties(${name}_exercise_unsolved PROPERTIES CUDA_ARCHITECTURES "${bin_archs}")
+    tutorial_set_archs(${name}_exercise_unsolved "${bin_archs}")
     tutorial_cuda_flags(${name}_exercise_unsolved)
     add_test(NAME ${name}_exercise_unsolved_fails
       COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}_exercise_unsolved>

@@ -600,7 +600,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       report.ceiling_rate = rate_per_second_1e9(problem.work(), t.median_ms);
     }
     for (std::size_t r = 0; r < selected.size(); ++r) {
-      if (rows[r].skipped) continue;
+      if (rows[r].skipped || !rows[r].passed) continue;  // a wrong kernel's time means nothing
       const Variant<Problem>& v = ch.variants[selected[r]];
       // One extra untimed launch inside an NVTX range named "profile": Nsight Compute can
       // profile exactly one launch per variant with --nvtx --nvtx-include "profile/"
@@ -645,6 +645,16 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     for (std::size_t r = 0; r < selected.size(); ++r) {
       if (rows[r].skipped) continue;
       const Variant<Problem>& v = ch.variants[selected[r]];
+      // A variant that failed once is not checked again: its verdict is made, and a variant
+      // whose waits time out would spend the bounded wait's seconds again at every size, so
+      // a planted hang would take far longer than the 10 s a learner should wait for a FAIL.
+      if (!rows[r].passed) {
+        if (!rows[r].later_checks_skipped)
+          std::printf("[%s] not checked at the remaining sizes: it has already failed\n",
+                      v.key.c_str());
+        rows[r].later_checks_skipped = true;
+        continue;
+      }
       last_grid_choice() = GridChoice{};
       const VerifyResult result =
           run_and_verify(problem, v, stream, std::string("checked launch, ") + what + std::to_string(size));

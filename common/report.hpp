@@ -41,6 +41,7 @@ struct ResultRow {
   double pct_of_ceiling = 0;  ///< rate / ceiling rate * 100
   double vs_v0 = 0;           ///< v0 median / this median (x faster than v0)
   bool passed = false;        ///< every check of this variant passed
+  bool later_checks_skipped = false;  ///< failed once, so its later sizes were not checked
   bool negative = false;      ///< deliberately broken: expected to FAIL
   bool skipped = false;       ///< not run: this GPU lacks what the variant needs
   bool is_ceiling = false;    ///< this row is the yardstick (e.g. cuBLAS), not a lesson variant

@@ -97,7 +97,7 @@ struct Variant {
   std::function<void(Problem&, cudaStream_t)> launch;  ///< enqueue once on the stream
   bool negative = false;    ///< deliberately broken; runs only when asked for; must FAIL
   /// Deliberately broken with a race that the GPU usually orders by luck (a slot released
-  /// before its last read, a `wgmma.wait_group` one too high), so only the TUTORIAL_PERTURB
+  /// before its last read, a trailing barrier dropped), so only the TUTORIAL_PERTURB
   /// build's delays make it fail reliably. Runs only with `--variant=perturb-negative` (or
   /// its key); CTest `<chapter>_perturb_negatives` (label `perturb`, TUTORIAL_PERTURB=ON
   /// builds only) requires each to FAIL. Set this instead of `negative`, never both: in a

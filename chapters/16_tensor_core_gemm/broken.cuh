@@ -13,12 +13,17 @@
 ///                         at all: ptxas sees the accumulators in use and inserts that wait
 ///                         itself, C7517). The rule that the empty arrive follows
 ///                         `wgmma.wait_group 1` (asm_expect.txt) catches it without a GPU.
-///     neg_wait_group_too_high
-///                         step 3 with `wgmma.wait_group 2` instead of 1: the consumer releases
-///                         a slot whose MMAs may still be reading it. A race the H200 need not
-///                         show, so it is registered only in the TUTORIAL_PERTURB build, where
-///                         it must FAIL; in every build the asm_expect rule on the wait's
-///                         operand catches it.
+/// A `wgmma.wait_group 2` where step 3 has 1 (the release then comes while the previous k-tile's
+/// MMAs may still run) is not among them. It was registered as a perturbation negative and
+/// PASSED on the H200 even in the TUTORIAL_PERTURB build (seed 7, the first the perturb test
+/// tries, in the GPU job of 2026-12-02; docs/results/h200/notes/ch16.md).
+/// A hypothesis, from the sizes, not measured: at the release the unfinished group is at the head
+/// of the warpgroup's queue and needs about a quarter of a microsecond more (64x256x64 MACs at
+/// the SM's tensor rate), while the refill cannot land before the producer wakes and a TMA
+/// round trip to L2 completes (around half a microsecond or more); a sleep in a thread only
+/// lengthens the refill's side or comes before the MMAs are issued, so no delay the
+/// perturbation build can place reorders the two. The asm_expect rule on the wait's operand
+/// (`WARPGROUP.DEPBAR.LE gsb0, 0x1` before the empty arrival) is what catches it.
 /// A missing fence.proxy.async before step 5's TMA store is not among them: on the H200 that
 /// race never showed in --check-only (README, "When it helps"); the order-aware SASS rule
 /// (STS ... FENCE.VIEW.ASYNC.S ... UTMASTG) pins the fence instead.
@@ -233,79 +238,6 @@ __global__ void __launch_bounds__(step3::THREADS, 1)
   }
 }
 
-__global__ void __launch_bounds__(step3::THREADS, 1)
-    gemm_neg_wait_group_too_high_kernel(const __grid_constant__ CUtensorMap map_a,
-                                       const __grid_constant__ CUtensorMap map_b, GemmArgs g) {
-  using namespace step3;
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* ring = align_1024(smem_raw);
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; ++s) {
-      ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], CONSUMER_WARPS);
-    }
-    ptx::fence_proxy_async(ptx::space_shared);  // the TMA (async proxy) sees initialised barriers
-  }
-  __syncthreads();  // the last block-wide barrier: from here on the roles never meet
-  const int tiles_m = ceil_div(g.M, BM), num_tiles = tiles_m * ceil_div(g.N, BN);
-  const int ktiles = ceil_div(g.K, BK);
-  const int warpgroup = threadIdx.x / 128;
-  tut::RingPosition<STAGES> pos;  // each role walks the same ring, in the same order
-
-  if (warpgroup == 0) {  // ---- producer ----
-    tut::setmaxnreg_dec<PRODUCER_REGS>();
-    if (threadIdx.x >= 32 || !tut::elect_one_lane()) return;  // one lane of warp 0 issues
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-      const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
-      for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        // The consumers have released this slot. On the first lap every slot is free: waiting
-        // on the parity of the phase BEFORE the current one returns at once.
-        const auto site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
-        if (!tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site)) return;
-        tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
-        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                       &full[pos.slot], STAGE_BYTES);
-        unsigned char* a = ring + pos.slot * STAGE_BYTES;
-        tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
-        tma_load_2d(a + A_BYTES, &map_b, &full[pos.slot], kt * BK, tc.n0);
-      }
-    }
-  } else {  // ---- consumers: warpgroup 1 rows 0..63, warpgroup 2 rows 64..127 ----
-    tut::setmaxnreg_inc<CONSUMER_REGS>();
-    const int row0 = (warpgroup - 1) * 64;
-    const bool arrives = threadIdx.x % 32 == 0;  // one arrival per warp
-    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
-    float d[128];
-    for (int tile = blockIdx.x; tile < num_tiles; tile += gridDim.x) {
-      const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
-      int previous_slot = -1;
-      for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
-                              .on(tut::Barrier::kFull, pos.slot)
-                              .at_k_tile(kt)
-                              .expecting(STAGE_BYTES);
-        if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site))
-          timed_out = true;
-        tut::wgmma_fence();
-        const unsigned char* a = ring + pos.slot * STAGE_BYTES;
-        mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
-        tut::wgmma_commit_group();
-        // BUG: one batch too many may still run - the previous k-tile's MMAs may still be
-        // reading the slot released below when the producer's TMA refills it
-        tut::wgmma_wait_group<2>();
-        tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);
-        previous_slot = pos.slot;
-      }
-      tut::wgmma_wait_group<0>();
-      if (arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);
-      tut::fence_accumulators(d);
-      store_accumulators(g, d, tc.m0 + row0, tc.n0);
-    }
-  }
-}
-
 /// Registers the negatives on the chapter's variant list (@p Problem: main.cu's, with its
 /// tensor maps).
 template <class Problem>
@@ -330,14 +262,6 @@ void add_negatives(tut::VariantList<Problem>& v) {
           step3::launch_kernel(gemm_neg_parity_kernel, p.map_a128, p.map_b256, p.args(), s);
         })
       .negative = true;
-  v.add("neg_wait_group_too_high", "BUG: wgmma.wait_group 2 before the release",
-        "step 3 releasing a slot while one batch too many may still read it; a race that must "
-        "FAIL in the TUTORIAL_PERTURB build (it may pass in the plain one)",
-        [](Problem& p, cudaStream_t s) {
-          step3::launch_kernel(gemm_neg_wait_group_too_high_kernel, p.map_a128, p.map_b256,
-                               p.args(), s);
-        })
-      .perturb_negative = true;
 }
 
 }  // namespace ch16

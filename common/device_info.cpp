@@ -33,6 +33,9 @@ DeviceSummary query_device() {
   d.global_mem_bytes = static_cast<long long>(p.totalGlobalMem);
   CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  char bus_id[32] = "";
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0) == cudaSuccess) d.pci_bus_id = bus_id;
+  else (void)cudaGetLastError();  // NVML readings are then skipped; nothing else needs it
   return d;
 }
 

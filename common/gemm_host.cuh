@@ -21,8 +21,11 @@
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
 #include "gemm_args.cuh"
+#include "gpu_state.hpp"
 #include "harness.cuh"
 #include "report.hpp"
+#include "stats.hpp"
+#include "timer.cuh"
 #include "verify.hpp"
 
 /// Check a cuBLAS call; on failure print the status, the expression and file:line, exit 1.
@@ -170,50 +173,105 @@ void set_square_gemm_sizes(Chapter<Problem>& ch, int matrices, int element_bytes
 
 /// @brief Every variant this GPU runs, except the negatives, at M = N = K = 1024, 2048, 4096
 ///        and 8192: checked against the oracle (cuBLAS from 2048 up, its result computed once
-///        per size), then timed, cuBLAS first for the "% of cuBLAS" column. Prints TFLOP/s and
-///        each step's speed-up over the step before it, and writes the sweep beside --json.
+///        per size), then timed in alternation with cuBLAS (the row marked is_ceiling): A, B,
+///        A, B, ..., at least kMinAlternatingPairs pairs, the same method as the chapter's
+///        table, so the two agree at the size they share. "% of cuBLAS" is the median of the
+///        pairs' ratios (quartiles in the JSON); cuBLAS's own row is the median of all its
+///        samples at that size. Prints TFLOP/s and each step's speed-up over the step before it,
+///        logs the SM clock and power at the start and end of each timed block, and writes the
+///        sweep beside --json.
 /// @return false if any check failed (or the file could not be written)
 template <class Problem>
 bool gemm_size_sweep(const RunConfig& base, cudaStream_t stream, const std::string& json_path,
                      const std::string& chapter_id, const std::vector<Variant<Problem>>& all) {
-  std::printf("\nSize sweep (M = N = K; TFLOP/s = 2*M*N*K / time; checked against cuBLAS):\n");
-  std::printf("%6s | %-40s | %10s | %9s | %9s | %8s | %s\n", "size", "variant", "median ms",
-              "TFLOP/s", "% cuBLAS", "vs prev", "check");
+  std::printf("\nSize sweep (M = N = K; TFLOP/s = 2*M*N*K / time; %% of cuBLAS: the median of "
+              "%d alternating pairs, the variant then cuBLAS):\n",
+              kMinAlternatingPairs);
+  std::printf("%6s | %-40s | %10s | %9s | %9s | %13s | %8s | %s\n", "size", "variant",
+              "median ms", "TFLOP/s", "% cuBLAS", "quartiles", "vs prev", "check");
   SweepJson json(chapter_id);
   json.array("sweep");
+  GpuStateLog gpu_log;
   bool ok = true;
+  const Variant<Problem>* cublas = nullptr;
+  for (const auto& v : all)
+    if (v.is_ceiling && why_variant_cannot_run(v, base.device).empty()) cublas = &v;
+  if (!cublas) {
+    std::printf("(no cuBLAS row can run here: the sweep needs it)\n");
+    return false;
+  }
   for (int n : {1024, 2048, 4096, 8192}) {
     RunConfig cfg = base;
     cfg.size = static_cast<std::uint64_t>(n);
     Problem p(cfg);
-    const int repeats = n >= 8192 ? 5 : 10;
-    double cublas_rate = 0.0;
-    for (const auto& v : all) {
-      if (!v.is_ceiling) continue;
-      const Timing t = time_variant(p, v, stream, 2, repeats);
-      cublas_rate = rate_per_second_1e9(p.work(), t.median_ms);
-    }
+    const auto launch_cublas = [&](cudaStream_t s) {
+      cublas->launch(p, s);
+      CUDA_CHECK_LAST_LAUNCH();
+    };
+    std::vector<float> cublas_samples;
     double prev_rate = 0.0;
-    for (const auto& v : all) {
-      if (v.negative || !why_variant_cannot_run(v, base.device).empty()) continue;
-      const bool passed = run_and_verify(p, v, stream).ok();
-      ok = ok && passed;
-      const Timing t = time_variant(p, v, stream, 2, repeats);
-      const double rate = rate_per_second_1e9(p.work(), t.median_ms);
-      const double pct = 100.0 * rate / cublas_rate;
+    const auto print_row = [&](const Variant<Problem>& v, double ms, double rate, double pct,
+                               double p25, double p75, int pairs, bool passed,
+                               const GpuState& start, const GpuState& end) {
       const double vs_prev = prev_rate > 0 && !v.is_ceiling ? rate / prev_rate : 0.0;
-      std::printf("%6d | %-40s | %10.3f | %9.2f | %8.1f%% | %7.2fx | %s\n", n, v.name.c_str(),
-                  t.median_ms, rate / 1000.0, pct, vs_prev, passed ? "PASS" : "FAIL");
+      char quartiles[32] = "-";
+      if (pairs > 0) std::snprintf(quartiles, sizeof quartiles, "%.1f-%.1f%%", p25, p75);
+      std::printf("%6d | %-40s | %10.3f | %9.2f | %8.1f%% | %13s | %7.2fx | %s\n", n,
+                  v.name.c_str(), ms, rate / 1000.0, pct, quartiles, vs_prev,
+                  passed ? "PASS" : "FAIL");
       json.add(SweepRow()
                    .integer("size", n)
                    .text("variant", v.key)
-                   .num("median_ms", t.median_ms)
+                   .num("median_ms", ms)
                    .num("gflops", rate)
                    .num("pct_of_cublas", pct)
+                   .num("pct_p25", p25)
+                   .num("pct_p75", p75)
+                   .integer("pairs", pairs)
+                   .integer("sm_mhz_start", start.sm_mhz)
+                   .integer("sm_mhz_end", end.sm_mhz)
+                   .num("power_w_start", start.power_w)
+                   .num("power_w_end", end.power_w)
                    .passed(passed));
       if (!v.is_ceiling) prev_rate = rate;
+    };
+    for (const auto& v : all) {
+      if (v.negative || v.perturb_negative || v.is_ceiling ||
+          !why_variant_cannot_run(v, base.device).empty())
+        continue;
+      const bool passed = run_and_verify(p, v, stream).ok();
+      ok = ok && passed;
+      if (!passed) {  // a wrong kernel's time means nothing
+        print_row(v, 0, 0, 0, 0, 0, 0, false, GpuState{}, GpuState{});
+        continue;
+      }
+      const GpuState start = sample_gpu_state(base.device.pci_bus_id);
+      const WatchdogScope named(v.key, "sweep: timed runs, in alternation with cuBLAS");
+      const PairTiming pt = time_alternating(stream, 2, kMinAlternatingPairs,
+                                             [&](cudaStream_t s) {
+                                               v.launch(p, s);
+                                               CUDA_CHECK_LAST_LAUNCH();
+                                             },
+                                             launch_cublas);
+      const GpuState end = sample_gpu_state(base.device.pci_bus_id);
+      gpu_log.add(start);
+      gpu_log.add(end);
+      cublas_samples.insert(cublas_samples.end(), pt.b.samples_ms.begin(), pt.b.samples_ms.end());
+      const RatioSummary ratio = summarize_ratios(pt.ratio);
+      print_row(v, pt.a.median_ms, rate_per_second_1e9(p.work(), pt.a.median_ms),
+                100.0 * ratio.median, 100.0 * ratio.p25, 100.0 * ratio.p75, ratio.pairs, true,
+                start, end);
     }
+    // cuBLAS's row: its result checked like every row's, its time the median of its samples.
+    const bool cublas_passed = run_and_verify(p, *cublas, stream).ok();
+    ok = ok && cublas_passed;
+    if (cublas_samples.empty())
+      cublas_samples = time_on_stream(stream, 2, kMinAlternatingPairs, launch_cublas).samples_ms;
+    const double cublas_ms = median(cublas_samples);
+    print_row(*cublas, cublas_ms, rate_per_second_1e9(p.work(), cublas_ms), 100.0, 0, 0, 0,
+              cublas_passed, GpuState{}, GpuState{});
   }
+  std::printf("%s\n", gpu_log.summary().c_str());
   return write_sweep_json(json_path, json.str()) && ok;
 }
 

@@ -53,6 +53,7 @@
 #include "cuda_check.cuh"
 #include "device_info.cuh"
 #include "fill.hpp"
+#include "gpu_state.hpp"
 #include "launch.cuh"
 #include "perturb.cuh"
 #include "report.hpp"
@@ -68,6 +69,10 @@ namespace tut {
 inline constexpr int kExitPass = 0;
 /// @brief Exit code when any check failed.
 inline constexpr int kExitFail = 1;
+
+/// @brief The fewest alternating pairs (a row, then its ceiling) behind a "% of ceiling":
+///        --repeats when larger. Twenty give the median and the quartiles some footing.
+inline constexpr int kMinAlternatingPairs = 20;
 
 /// @brief What a Problem is built from.
 struct RunConfig {
@@ -413,21 +418,29 @@ std::string gates_json(const Chapter<Problem>& ch, const std::vector<std::string
   return out + "\n  ]\n}\n";
 }
 
-/// Device-to-device cudaMemcpyAsync of `bytes` each way: the streaming ceiling.
-inline Timing time_memcpy_ceiling(std::uint64_t bytes, cudaStream_t stream, int warmup,
-                                  int repeats) {
+/// The memcpy ceiling's buffers: a device-to-device cudaMemcpyAsync of the problem's bytes,
+/// timed in alternation with each variant (time_all in run_chapter).
+struct MemcpyCeiling {
   void* src = nullptr;
   void* dst = nullptr;
-  CUDA_CHECK(cudaMalloc(&src, bytes));
-  CUDA_CHECK(cudaMalloc(&dst, bytes));
-  CUDA_CHECK(cudaMemsetAsync(src, 0x5A, bytes, stream));
-  const Timing t = time_on_stream(stream, warmup, repeats, [&](cudaStream_t s) {
+  std::uint64_t bytes = 0;
+  void allocate(std::uint64_t n, cudaStream_t stream) {
+    bytes = n;
+    CUDA_CHECK(cudaMalloc(&src, bytes));
+    CUDA_CHECK(cudaMalloc(&dst, bytes));
+    CUDA_CHECK(cudaMemsetAsync(src, 0x5A, bytes, stream));
+  }
+  void launch(cudaStream_t s) const {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
-  });
-  CUDA_CHECK(cudaFree(src));
-  CUDA_CHECK(cudaFree(dst));
-  return t;
-}
+  }
+  MemcpyCeiling() = default;
+  MemcpyCeiling(const MemcpyCeiling&) = delete;
+  MemcpyCeiling& operator=(const MemcpyCeiling&) = delete;
+  ~MemcpyCeiling() {
+    if (src) cudaFree(src);
+    if (dst) cudaFree(dst);
+  }
+};
 
 }  // namespace detail
 
@@ -589,16 +602,36 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
     return kExitSkip;
   }
 
-  // Timing at the full size: the ceiling first, then each variant, all in this run.
+  // Timing at the full size, every row in this run. When the chapter has a ceiling (the
+  // memcpy ceiling, or a row that is one, like cuBLAS), every other row is timed against it in
+  // alternation, A (the row), B (the ceiling), A, B, ...: both sides of each pair see the same
+  // clocks, temperature and power, so the ratio holds even when those drift during the run,
+  // and "% ceil" is the median of the pairs' ratios. The ceiling's own time is the median of
+  // all its samples. NVML reads the clock and power at the start and end of each timed block.
   auto time_all = [&](Problem& problem) {
+    GpuStateLog gpu_log;
+    std::function<void(cudaStream_t)> ceiling_launch;
+    std::size_t ceiling_row = selected.size();  // none
+    detail::MemcpyCeiling memcpy_ceiling;
     if (ch.memcpy_ceiling) {
-      const auto bytes = static_cast<std::uint64_t>(problem.work() / 2);
-      const WatchdogScope named("", "the memcpy ceiling");
-      const Timing t = detail::time_memcpy_ceiling(bytes, stream, opt.warmup, opt.repeats);
+      memcpy_ceiling.allocate(static_cast<std::uint64_t>(problem.work() / 2), stream);
+      ceiling_launch = [&](cudaStream_t s) { memcpy_ceiling.launch(s); };
       report.ceiling_name = "cudaMemcpyAsync D2D";
-      report.ceiling_ms = t.median_ms;
-      report.ceiling_rate = rate_per_second_1e9(problem.work(), t.median_ms);
+    } else {
+      for (std::size_t r = 0; r < selected.size() && !ceiling_launch; ++r) {
+        const Variant<Problem>& v = ch.variants[selected[r]];
+        if (!v.is_ceiling || rows[r].skipped || !rows[r].passed) continue;
+        ceiling_row = r;
+        report.ceiling_name = v.name;
+        ceiling_launch = [&problem, &v](cudaStream_t s) {
+          v.launch(problem, s);
+          CUDA_CHECK_LAST_LAUNCH();
+        };
+      }
     }
+    const int pairs = std::max(opt.repeats, kMinAlternatingPairs);
+    std::vector<float> ceiling_samples;
+    int ceiling_per_sample = 1;
     for (std::size_t r = 0; r < selected.size(); ++r) {
       if (rows[r].skipped || !rows[r].passed) continue;  // a wrong kernel's time means nothing
       const Variant<Problem>& v = ch.variants[selected[r]];
@@ -617,25 +650,69 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       }
       nvtxRangePop();
       rows[r].blocks_per_sm = last_grid_choice().blocks_per_sm;
-      const Timing t = time_variant(problem, v, stream, opt.warmup, opt.repeats);
+      if (r == ceiling_row) continue;  // its samples come from the pairs of the other rows
+      rows[r].gpu_start = sample_gpu_state(report.device.pci_bus_id);
+      Timing t;
+      if (ceiling_launch) {
+        const WatchdogScope named(v.key, "timed runs, in alternation with the ceiling");
+        const PairTiming pt = time_alternating(stream, opt.warmup, pairs,
+                                               [&](cudaStream_t s) {
+                                                 v.launch(problem, s);
+                                                 CUDA_CHECK_LAST_LAUNCH();
+                                               },
+                                               ceiling_launch);
+        t = pt.a;
+        ceiling_samples.insert(ceiling_samples.end(), pt.b.samples_ms.begin(),
+                               pt.b.samples_ms.end());
+        ceiling_per_sample = pt.b.launches_per_sample;
+        const RatioSummary ratio = summarize_ratios(pt.ratio);
+        rows[r].pairs = ratio.pairs;
+        rows[r].pct_of_ceiling = 100.0 * ratio.median;
+        rows[r].pct_p25 = 100.0 * ratio.p25;
+        rows[r].pct_p75 = 100.0 * ratio.p75;
+      } else {
+        t = time_variant(problem, v, stream, opt.warmup, opt.repeats);
+      }
+      rows[r].gpu_end = sample_gpu_state(report.device.pci_bus_id);
+      gpu_log.add(rows[r].gpu_start);
+      gpu_log.add(rows[r].gpu_end);
       rows[r].timed = true;
       rows[r].median_ms = t.median_ms;
       rows[r].min_ms = t.min_ms;
       rows[r].launches_per_sample = t.launches_per_sample;
       rows[r].rate = rate_per_second_1e9(problem.work(), t.median_ms);
-      if (v.is_ceiling) {
-        report.ceiling_name = v.name;
-        report.ceiling_ms = t.median_ms;
-        report.ceiling_rate = rows[r].rate;
+    }
+    if (ceiling_launch) {
+      if (ceiling_samples.empty()) {  // no other row was timed: the ceiling alone
+        const WatchdogScope named(ceiling_row < selected.size() ? rows[ceiling_row].key : "",
+                                  "the ceiling's timed runs");
+        const GpuState start = sample_gpu_state(report.device.pci_bus_id);
+        const Timing t = time_on_stream(stream, opt.warmup, opt.repeats, ceiling_launch);
+        gpu_log.add(start);
+        gpu_log.add(sample_gpu_state(report.device.pci_bus_id));
+        ceiling_samples = t.samples_ms;
+        ceiling_per_sample = t.launches_per_sample;
+      }
+      report.ceiling_ms = median(ceiling_samples);
+      report.ceiling_rate = rate_per_second_1e9(problem.work(), report.ceiling_ms);
+      if (ceiling_row < selected.size()) {
+        ResultRow& row = rows[ceiling_row];
+        row.timed = true;
+        row.median_ms = report.ceiling_ms;
+        row.min_ms = minimum(ceiling_samples);
+        row.launches_per_sample = ceiling_per_sample;
+        row.rate = report.ceiling_rate;
+        row.pct_of_ceiling = 100.0;
       }
     }
+    report.gpu_state = gpu_log.summary();
+    report.clock_limits = clock_reasons_text(gpu_log.limits_seen());
     // v0 is the registry's first variant: the baseline every other variant is compared with.
     const ResultRow* v0 = nullptr;
     for (const ResultRow& row : rows)
       if (row.timed && row.key == ch.variants.front().key) v0 = &row;
     for (ResultRow& row : rows) {
       if (!row.timed) continue;
-      if (report.ceiling_rate > 0) row.pct_of_ceiling = 100.0 * row.rate / report.ceiling_rate;
       if (v0) row.vs_v0 = v0->median_ms / row.median_ms;
     }
   };

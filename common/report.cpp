@@ -78,6 +78,12 @@ std::string format_table(const Report& r) {
   if (batched > 0)
     os << "(times are per launch; launches shorter than 1 ms were timed up to " << batched
        << " back to back per sample)\n";
+  int pairs = 0;
+  for (const ResultRow& row : r.rows) pairs = std::max(pairs, row.pairs);
+  if (pairs > 0)
+    os << "(% ceil: the median of " << pairs << " alternating pairs, this row then the ceiling: "
+       << "A, B, A, B, ...; quartiles in the JSON)\n";
+  if (!r.gpu_state.empty()) os << r.gpu_state << "\n";
   return os.str();
 }
 
@@ -196,7 +202,8 @@ std::string to_json(const Report& r) {
      << ", \"l2_bytes\": " << r.device.l2_bytes << ", \"driver\": " << r.device.driver_version
      << ", \"runtime\": " << r.device.runtime_version << "},\n  \"ceiling\": {\"name\": "
      << str(r.ceiling_name) << ", \"rate\": " << num(r.ceiling_rate)
-     << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"tour_lesson\": "
+     << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"gpu_state\": " << str(r.gpu_state)
+     << ",\n  \"clock_limits\": " << str(r.clock_limits) << ",\n  \"tour_lesson\": "
      << str(r.tour_lesson) << ",\n  \"tour_baseline\": " << str(r.tour_baseline)
      << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {
@@ -208,6 +215,10 @@ std::string to_json(const Report& r) {
        << ", \"median_ms\": " << num(row.median_ms) << ", \"min_ms\": " << num(row.min_ms)
        << ", \"launches_per_sample\": " << row.launches_per_sample
        << ", \"rate\": " << num(row.rate) << ", \"pct_of_ceiling\": " << num(row.pct_of_ceiling)
+       << ", \"pct_p25\": " << num(row.pct_p25) << ", \"pct_p75\": " << num(row.pct_p75)
+       << ", \"pairs\": " << row.pairs << ", \"sm_mhz_start\": " << row.gpu_start.sm_mhz
+       << ", \"sm_mhz_end\": " << row.gpu_end.sm_mhz << ", \"power_w_start\": "
+       << num(row.gpu_start.power_w) << ", \"power_w_end\": " << num(row.gpu_end.power_w)
        << ", \"vs_v0\": " << num(row.vs_v0) << ", \"negative\": "
        << (row.negative ? "true" : "false") << ", \"skipped\": " << (row.skipped ? "true" : "false")
        << ", \"is_ceiling\": " << (row.is_ceiling ? "true" : "false") << ", \"passed\": " << (row.passed ? "true" : "false")

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu_state.hpp"
+
 namespace tut {
 
 /// @brief What the harness knows about the GPU (filled by query_device()).
@@ -26,6 +28,7 @@ struct DeviceSummary {
   long long global_mem_bytes = 0;
   int driver_version = 0;
   int runtime_version = 0;
+  std::string pci_bus_id;  ///< e.g. "0000:19:00.0": how NVML finds this GPU (gpu_state.hpp)
 };
 
 /// @brief One variant's row.
@@ -38,7 +41,14 @@ struct ResultRow {
   int launches_per_sample = 1;  ///< back-to-back launches timed between one pair of events
   int blocks_per_sm = 0;       ///< resident blocks per SM of the timed grid; 0: not known
   double rate = 0;            ///< GB/s or GFLOP/s from the median
-  double pct_of_ceiling = 0;  ///< rate / ceiling rate * 100
+  double pct_of_ceiling = 0;  ///< speed as a % of the ceiling's: the median over `pairs`
+                              ///< alternating pairs (this row, then the ceiling), or rate /
+                              ///< ceiling rate * 100 for the ceiling's own row
+  double pct_p25 = 0;         ///< the pairs' 25th percentile of that %
+  double pct_p75 = 0;         ///< their 75th percentile
+  int pairs = 0;              ///< alternating pairs timed with the ceiling; 0: timed alone
+  GpuState gpu_start;         ///< NVML reading at the start of this row's timed block
+  GpuState gpu_end;           ///< ... and at its end
   double vs_v0 = 0;           ///< v0 median / this median (x faster than v0)
   bool passed = false;        ///< every check of this variant passed
   bool later_checks_skipped = false;  ///< failed once, so its later sizes were not checked
@@ -70,6 +80,8 @@ struct Report {
   std::string ceiling_name;   ///< e.g. "cudaMemcpyAsync D2D"
   double ceiling_rate = 0;    ///< in `metric` units, measured in the same run
   double ceiling_ms = 0;
+  std::string gpu_state;      ///< GpuStateLog::summary() over every timed block of the run
+  std::string clock_limits;   ///< clock-limit reasons seen in any reading ("none")
   std::string tour_lesson;    ///< key of the row that makes the chapter's point (the tour's)
   std::string tour_baseline;  ///< key of the row it is compared with, in the same regime
   std::vector<ResultRow> rows;

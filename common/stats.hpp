@@ -18,4 +18,18 @@ double minimum(const std::vector<float>& samples);
 /// @return 0 when @p ms is not positive.
 double rate_per_second_1e9(double work, double ms);
 
+/// @brief The distribution of per-pair ratios from alternating timings (time_alternating in
+///        timer.cuh): the median, the quartiles and the extremes.
+struct RatioSummary {
+  int pairs = 0;
+  double median = 0;
+  double p25 = 0;  ///< 25th percentile (linear interpolation between samples)
+  double p75 = 0;  ///< 75th percentile
+  double min = 0;
+  double max = 0;
+};
+
+/// @brief Summarize @p ratios (all zero for an empty vector).
+RatioSummary summarize_ratios(std::vector<double> ratios);
+
 }  // namespace tut

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.cuh"
@@ -57,6 +58,93 @@ inline volatile int* stream_release_flag() {
 
 }  // namespace detail
 
+namespace detail {
+
+/// How many back-to-back launches make one sample of at least kMinSampleMs: one launch is
+/// timed (after the warm-ups), and a shorter one is repeated up to kMaxLaunchesPerSample times.
+template <class Launch>
+int launches_per_sample(cudaStream_t stream, Launch& launch) {
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  CUDA_CHECK(cudaEventRecord(start, stream));
+  launch(stream);
+  CUDA_CHECK(cudaEventRecord(stop, stream));
+  wait_event_or_exit(stop);
+  float one_ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&one_ms, start, stop));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  if (one_ms >= kMinSampleMs) return 1;
+  return static_cast<int>(std::min<double>(
+      kMaxLaunchesPerSample, std::ceil(kMinSampleMs / std::max<double>(one_ms, 1e-4))));
+}
+
+/// Enqueue one sample: events @p start and @p stop around @p per_sample launches. A batched
+/// sample is held behind hold_stream_kernel until all its launches are enqueued (and waited
+/// for here, so the flag can be reused); a single launch is not waited for, so the samples of
+/// a run go back to back on the GPU.
+template <class Launch>
+void enqueue_sample(cudaStream_t stream, int per_sample, Launch& launch, cudaEvent_t start,
+                    cudaEvent_t stop) {
+  if (per_sample == 1) {
+    CUDA_CHECK(cudaEventRecord(start, stream));
+    launch(stream);
+    CUDA_CHECK(cudaEventRecord(stop, stream));
+    return;
+  }
+  volatile int* release = stream_release_flag();
+  *release = 0;
+  int* release_on_device = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_on_device),
+                                      const_cast<int*>(release), 0));
+  hold_stream_kernel<><<<1, 1, 0, stream>>>(release_on_device);
+  CUDA_CHECK_LAST_LAUNCH();
+  CUDA_CHECK(cudaEventRecord(start, stream));
+  for (int k = 0; k < per_sample; ++k) launch(stream);
+  CUDA_CHECK(cudaEventRecord(stop, stream));
+  *release = 1;
+  wait_event_or_exit(stop);
+}
+
+/// A growing set of event pairs, read and destroyed together.
+struct SampleEvents {
+  std::vector<cudaEvent_t> start, stop;
+  explicit SampleEvents(int n) : start(n), stop(n) {
+    for (int i = 0; i < n; ++i) {
+      CUDA_CHECK(cudaEventCreate(&start[i]));
+      CUDA_CHECK(cudaEventCreate(&stop[i]));
+    }
+  }
+  SampleEvents(const SampleEvents&) = delete;
+  SampleEvents& operator=(const SampleEvents&) = delete;
+  /// Wait for sample @p i (one at a time, so the watchdog's limit applies to each) and return
+  /// its time per launch.
+  float ms_per_launch(int i, int per_sample) {
+    wait_event_or_exit(stop[i]);
+    float ms = 0;
+    CUDA_CHECK(cudaEventElapsedTime(&ms, start[i], stop[i]));
+    return ms / static_cast<float>(per_sample);
+  }
+  ~SampleEvents() {
+    for (std::size_t i = 0; i < start.size(); ++i) {
+      cudaEventDestroy(start[i]);
+      cudaEventDestroy(stop[i]);
+    }
+  }
+};
+
+inline Timing summarize(std::vector<float> samples_ms, int per_sample) {
+  Timing t;
+  t.launches_per_sample = per_sample;
+  t.median_ms = median(samples_ms);
+  t.min_ms = minimum(samples_ms);
+  t.samples_ms = std::move(samples_ms);
+  return t;
+}
+
+}  // namespace detail
+
 /// @brief Run @p launch @p warmup times untimed, then take @p repeats samples, each a pair of
 ///        events recorded on @p stream around one launch or, for a launch shorter than
 ///        kMinSampleMs, around enough back-to-back launches to last that long (at most
@@ -81,62 +169,58 @@ Timing time_on_stream(cudaStream_t stream, int warmup, int repeats, Launch&& lau
     wait_stream_or_exit(stream);
   }
   if (repeats < 1) return Timing{};
-
-  std::vector<cudaEvent_t> start(repeats), stop(repeats);
-  for (int i = 0; i < repeats; ++i) {
-    CUDA_CHECK(cudaEventCreate(&start[i]));
-    CUDA_CHECK(cudaEventCreate(&stop[i]));
-  }
-
-  // How many launches make a sample of at least kMinSampleMs: time one launch first.
-  CUDA_CHECK(cudaEventRecord(start[0], stream));
-  launch(stream);
-  CUDA_CHECK(cudaEventRecord(stop[0], stream));
-  wait_event_or_exit(stop[0]);
-  float one_ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&one_ms, start[0], stop[0]));
-  int per_sample = 1;
-  if (one_ms < kMinSampleMs)
-    per_sample = static_cast<int>(std::min<double>(
-        kMaxLaunchesPerSample, std::ceil(kMinSampleMs / std::max<double>(one_ms, 1e-4))));
-
-  for (int i = 0; i < repeats; ++i) {
-    if (per_sample == 1) {
-      CUDA_CHECK(cudaEventRecord(start[i], stream));
-      launch(stream);
-      CUDA_CHECK(cudaEventRecord(stop[i], stream));
-      continue;
-    }
-    volatile int* release = detail::stream_release_flag();
-    *release = 0;
-    int* release_on_device = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&release_on_device),
-                                        const_cast<int*>(release), 0));
-    detail::hold_stream_kernel<><<<1, 1, 0, stream>>>(release_on_device);
-    CUDA_CHECK_LAST_LAUNCH();
-    CUDA_CHECK(cudaEventRecord(start[i], stream));
-    for (int k = 0; k < per_sample; ++k) launch(stream);
-    CUDA_CHECK(cudaEventRecord(stop[i], stream));
-    *release = 1;
-    wait_event_or_exit(stop[i]);
-  }
-  // One launch per sample: the samples were enqueued back to back; wait for them one by one,
-  // so the limit applies to each launch, not to all of them together.
-  for (int i = 0; i < repeats; ++i) wait_event_or_exit(stop[i]);
+  const int per_sample = detail::launches_per_sample(stream, launch);
+  detail::SampleEvents events(repeats);
+  for (int i = 0; i < repeats; ++i)
+    detail::enqueue_sample(stream, per_sample, launch, events.start[i], events.stop[i]);
+  std::vector<float> samples(repeats);
+  for (int i = 0; i < repeats; ++i) samples[i] = events.ms_per_launch(i, per_sample);
   wait_stream_or_exit(stream);
+  return detail::summarize(std::move(samples), per_sample);
+}
 
-  Timing t;
-  t.launches_per_sample = per_sample;
-  t.samples_ms.resize(repeats);
-  for (int i = 0; i < repeats; ++i) {
-    CUDA_CHECK(cudaEventElapsedTime(&t.samples_ms[i], start[i], stop[i]));
-    t.samples_ms[i] /= static_cast<float>(per_sample);
-    CUDA_CHECK(cudaEventDestroy(start[i]));
-    CUDA_CHECK(cudaEventDestroy(stop[i]));
+/// @brief Two launches timed in alternation: A, B, A, B, ... (@p pairs of each, after
+///        @p warmup untimed launches of each), so both see the same clocks, temperature and
+///        power state, and any drift in them moves both sides of every pair together.
+struct PairTiming {
+  Timing a;                  ///< A's samples, per launch
+  Timing b;                  ///< B's samples, per launch
+  std::vector<double> ratio;  ///< per pair: B's time / A's time (A's speed relative to B's)
+};
+
+/// @brief Time @p launch_a against @p launch_b in alternation (see PairTiming); each sample
+///        as in time_on_stream() (batched when a launch is shorter than kMinSampleMs).
+/// @return A's and B's samples, and the ratio of each pair: summarize_ratios(result.ratio)
+///         gives the median and spread of "A as a fraction of B" (B a library or a ceiling).
+template <class LaunchA, class LaunchB>
+PairTiming time_alternating(cudaStream_t stream, int warmup, int pairs, LaunchA&& launch_a,
+                            LaunchB&& launch_b) {
+  for (int i = 0; i < warmup; ++i) {
+    launch_a(stream);
+    wait_stream_or_exit(stream);
+    launch_b(stream);
+    wait_stream_or_exit(stream);
   }
-  t.median_ms = median(t.samples_ms);
-  t.min_ms = minimum(t.samples_ms);
-  return t;
+  PairTiming result;
+  if (pairs < 1) return result;
+  const int per_a = detail::launches_per_sample(stream, launch_a);
+  const int per_b = detail::launches_per_sample(stream, launch_b);
+  detail::SampleEvents ev_a(pairs), ev_b(pairs);
+  for (int i = 0; i < pairs; ++i) {
+    detail::enqueue_sample(stream, per_a, launch_a, ev_a.start[i], ev_a.stop[i]);
+    detail::enqueue_sample(stream, per_b, launch_b, ev_b.start[i], ev_b.stop[i]);
+  }
+  std::vector<float> a(pairs), b(pairs);
+  result.ratio.resize(pairs);
+  for (int i = 0; i < pairs; ++i) {
+    a[i] = ev_a.ms_per_launch(i, per_a);
+    b[i] = ev_b.ms_per_launch(i, per_b);
+    result.ratio[i] = a[i] > 0 ? double(b[i]) / double(a[i]) : 0.0;
+  }
+  wait_stream_or_exit(stream);
+  result.a = detail::summarize(std::move(a), per_a);
+  result.b = detail::summarize(std::move(b), per_b);
+  return result;
 }
 
 }  // namespace tut

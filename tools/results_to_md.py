@@ -41,7 +41,7 @@ def table(doc, run):
         "",
         f"Ceiling, same run: {doc['ceiling']['name']} = {doc['ceiling']['rate']:.0f} {metric}. "
         f"\"vs v0\" is the speed relative to the first row, {baseline}, this table's baseline; "
-        "blocks/SM is the resident blocks per SM of the timed grid.",
+        "blocks/SM is the resident blocks per SM of the timed grid." + method_sentence(doc),
         "",
         f"| variant | blocks/SM | median ms | min ms | {metric} | % of ceiling | vs v0 | check |",
         "|---|---:|---:|---:|---:|---:|---:|---|",
@@ -55,12 +55,29 @@ def table(doc, run):
         vs = f"{r['vs_v0']:.2f}x" if r["vs_v0"] > 0 else "-"
         if r.get("launches_per_sample", 1) > 1:
             batched = max(batched, r["launches_per_sample"])
+        pct = f"{r['pct_of_ceiling']:.1f}%"
+        if r.get("pairs", 0) > 0:  # the quartiles of the alternating pairs
+            pct += f" ({r['pct_p25']:.1f}-{r['pct_p75']:.1f})"
         lines.append(f"| {r['name']} | {blocks} | {r['median_ms']:.4f} | {r['min_ms']:.4f} | "
-                     f"{r['rate']:.0f} | {r['pct_of_ceiling']:.1f}% | {vs} | {r['check']} |")
+                     f"{r['rate']:.0f} | {pct} | {vs} | {r['check']} |")
     if batched:
         lines += ["", f"Times are per launch; launches shorter than 1 ms were timed up to {batched} "
                       "back to back between one pair of events."]
     return "\n".join(lines) + "\n"
+
+
+def method_sentence(doc):
+    """How "% of ceiling" was measured (the alternating pairs) and the GPU's state meanwhile."""
+    pairs = max((r.get("pairs", 0) for r in doc["rows"]), default=0)
+    text = ""
+    if pairs:
+        text += (f" Each row is timed in alternation with the ceiling (the row, then the ceiling: "
+                 f"A, B, A, B, ..., {pairs} pairs); its % of ceiling is the median of the pairs' "
+                 "ratios, with their quartiles in brackets, and the ceiling's time is the median "
+                 "of all its samples.")
+    if doc.get("gpu_state"):
+        text += f" {doc['gpu_state']}."
+    return text
 
 
 def size_sweep_ch00(sweep, run):

@@ -188,8 +188,6 @@ function(tutorial_add_chapter name)
   endif()
 endfunction()
 
-# Flags every CUDA target of the tutorial gets: warnings on, -lineinfo so compute-sanitizer
-# and Nsight Compute can point at source lines.
 # The architectures of a target built from a chapter's code (the chapter, its exercises, its
 # GPU tests), and the same list as TUTORIAL_BUILT_ARCHS: the arch gate (common/arch_probe.cuh)
 # reads it to tell an sm_90a image from an sm_90 one (the runtime reports 90 for both) and
@@ -201,6 +199,8 @@ function(tutorial_set_archs target archs)
   target_compile_definitions(${target} PRIVATE TUTORIAL_BUILT_ARCHS="${built_archs}")
 endfunction()
 
+# Flags every CUDA target of the tutorial gets: warnings on, -lineinfo so compute-sanitizer
+# and Nsight Compute can point at source lines.
 function(tutorial_cuda_flags target)
   target_compile_options(${target} PRIVATE
     $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo -Xcompiler=-Wall,-Wextra>

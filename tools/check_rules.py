@@ -15,7 +15,9 @@ asm_expect.txt (format: tools/check_asm.py):
 2. Counterexamples. For each distinct mutation (file, substring, delete/replace): the chapter
    folder is copied to <work>/m<N>/chapters/NN_topic/ (the copy is searched before the source
    tree, so both short includes and root-relative includes of the chapter's files see the
-   copy), the one line is changed (an error if the substring is on zero or several lines),
+   copy; a mutation of a file named `common/...` copies common/ to <work>/m<N>/common/ and
+   changes it there, for the fences and waits the chapter takes from common/), the one line
+   is changed (an error if the substring is on zero or several lines),
    main.cu is compiled to PTX (nvcc -ptx -std=c++17 -lineinfo -O3 -arch=compute_XX, as the
    chapter's PTX rule does) for the architectures the mutation's rules need, and, for sass
    rules, the PTX is assembled by ptxas for sm_XX and disassembled with cuobjdump. Every rule
@@ -73,9 +75,17 @@ class Builder:
         shutil.copytree(self.chapter_dir, copy)
         if mutation is not None:
             _, file, sub, op, new = mutation
-            path = os.path.join(copy, file)
+            if file.startswith("common/"):
+                # A fence or wait that lives in common/ (shared by several chapters): the whole
+                # folder is copied beside the chapter's copy, so every include of a common/
+                # header, root-relative or short, reads the copy (-I<top> comes before the
+                # source tree), and the one line is changed there.
+                shutil.copytree(os.path.join(self.args.root, "common"), os.path.join(top, "common"))
+                path = os.path.join(top, file)
+            else:
+                path = os.path.join(copy, file)
             if not os.path.exists(path):
-                return None, None, f"no file {file} in {self.topic}"
+                return None, None, f"no file {file} in {self.topic} or common/"
             with open(path) as f:
                 lines = f.read().split("\n")
             hits = [i for i, l in enumerate(lines) if sub in l]

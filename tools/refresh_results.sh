@@ -6,6 +6,7 @@
 #     profile.md (tools/profile_to_md.py)
 #   - docs/results/h200/plots/ (tools/plot_results.py; chapter 04's plot_sweep.py as ch04_sweep.png)
 #   - docs/results/h200/tour.json (tools/tour_summary.py)
+#   - README.md's verbatim outputs of the run (tools/readme_verbatim.py)
 #   - every annotated figure in the prose (tools/check_prose.py --apply)
 # Usage: tools/refresh_results.sh [results folder]    (needs python3; figures need matplotlib)
 set -euo pipefail
@@ -20,6 +21,8 @@ if [ -f "$run/profile.md" ]; then
   python3 "$root/tools/profile_to_md.py" --results "$run" --apply
 fi
 python3 "$root/tools/tour_summary.py" "$run/json" --out "$run/tour.json" > "$run/logs/tour-summary.txt"
+# README.md's two verbatim outputs (chapter 01's console output, the tour summary)
+python3 "$root/tools/readme_verbatim.py" --results "$run" --apply
 # the figures the prose quotes (<!-- fig: ... --> annotations, tools/check_prose.py): rewritten
 # from the new run; one that no longer evaluates is named here and by CTest prose_figures
 python3 "$root/tools/check_prose.py" --results "$run" --apply || \

@@ -87,15 +87,18 @@ def size_sweep_ch00(sweep, run):
     lines = [
         f"From the reference run ([RUN.md](../../docs/results/{run['name']}/RUN.md): "
         f"{run.get('gpu', '?').split(' (')[0]}, {run.get('date', '?')}, `{run.get('command', '?')}`), "
-        "the same invocation as the table above; each point is checked once, then timed "
-        "(3 warm-ups, median of 20).",
+        "the same invocation as the table above; each point is checked once, then the kernel "
+        "and the memcpy are timed in alternation (3 warm-ups each, then kernel, memcpy, kernel, "
+        "memcpy, ...: 20 pairs; each rate from its median, the % from the median of the pairs' "
+        "ratios).",
         "",
-        "| bytes per buffer | cudaMemcpyAsync GB/s | v3 kernel GB/s | check |",
-        "|---:|---:|---:|---|",
+        "| bytes per buffer | cudaMemcpyAsync GB/s | v3 kernel GB/s | v3 % of memcpy | check |",
+        "|---:|---:|---:|---:|---|",
     ]
     for p in sweep["sweep"]:
+        pct = f"{p['v3_pct_of_memcpy']:.1f}%" if "v3_pct_of_memcpy" in p else "-"
         lines.append(f"| {size(p['bytes_per_buffer'])} | {p['memcpy_gbs']:.0f} | {p['v3_gbs']:.0f} | "
-                     f"{'PASS' if p['passed'] else 'FAIL'} |")
+                     f"{pct} | {'PASS' if p['passed'] else 'FAIL'} |")
     return "\n".join(lines) + "\n"
 
 

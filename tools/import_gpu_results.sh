@@ -6,7 +6,8 @@
 # Usage: tools/import_gpu_results.sh <results.tar.gz> "<command that produced it>" [<commit>]
 #   <commit> defaults to the one the job recorded (git rev-parse HEAD where it ran), else to
 #   this checkout's HEAD.
-# Env:   RESULTS_DIR=docs/results/<gpu> to import a run of another GPU elsewhere.
+# Env:   RESULTS_DIR=docs/results/<gpu> to import a run of another GPU elsewhere;
+#        KEEP_PROFILE=1 to keep the previous run's Nsight Compute profile when this job has none.
 #
 # Layout of the result folder:
 #   RUN.md      GPU, date, commit, command, and what each file is
@@ -27,10 +28,13 @@ tar -xzf "$tarball" -C "$tmp"
 job_commit=$(sed -n 's/^commit: //p' "$tmp/logs/environment.txt" 2>/dev/null | grep -v unknown || true)
 commit=${3:-${job_commit:-$(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)}}
 
-# The previous run goes; its notes stay.
+# The previous run goes; its notes stay. KEEP_PROFILE=1 keeps its profile (profile.md, ncu/)
+# when this job did not profile; the command text must then say whose counters they are.
 mkdir -p "$dest"
-rm -rf "$dest/json" "$dest/plots" "$dest/logs" "$dest/ncu" "$dest/tour.json" "$dest/RUN.md" \
-       "$dest/profile.md" "$dest/timelines"
+rm -rf "$dest/json" "$dest/plots" "$dest/logs" "$dest/tour.json" "$dest/RUN.md" "$dest/timelines"
+if [ "${KEEP_PROFILE:-0}" != 1 ] || [ -f "$tmp/json/profile.md" ]; then
+  rm -rf "$dest/ncu" "$dest/profile.md"
+fi
 mkdir -p "$dest/json" "$dest/logs"
 
 cp "$tmp"/json/*.json "$dest/json/" 2>/dev/null || true

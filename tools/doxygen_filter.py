@@ -34,7 +34,11 @@ Markdown files (outside ``` / ~~~ fences and outside code spans):
   8. The prose check's figure annotations (<!-- fig: ... -->, <!-- not measured: ... -->) are
      removed: Doxygen drops an HTML comment together with the space that follows it.
 C++ files: in /// comments, --flag outside code and quotes is escaped (Doxygen would print an
-en dash).
+en dash). A compile-fail source (compile_fail.cu) is a set of translation units, one per case
+macro, that define throwaway names at global scope (chapter 10's particle type T); Doxygen
+would take them for symbols of the site and link every T of every other source listing to
+them. Its code is blanked (comment and #include lines stay, so its page keeps its description
+and includes, and the line count stays); the source listing shows the file as it is.
 """
 import os
 import re
@@ -317,6 +321,9 @@ def main():
     if path.endswith(".md"):
         lines = filter_markdown(strip_figure_comments(lines), path)
     else:
+        if os.path.basename(path) == "compile_fail.cu":
+            lines = [line if line.lstrip().startswith(("//", "#include")) else ""
+                     for line in lines]
         lines = filter_cpp(lines)
     sys.stdout.write("\n".join(lines))
 

@@ -1,11 +1,18 @@
-// Compile-fail tests: a type with a user-defined copy constructor must be REJECTED by
-//   -DCASE_BARRIER  cuda::memcpy_async with a cuda::barrier (CCCL's own static_assert; CTest
-//                   ch10_trivially_copyable_compile_fail_barrier), and by
-//   -DCASE_GUARD    checked_memcpy_async (particle.cuh) around the pipeline overload, which
-//                   itself accepts the type and copies its bytes without calling the
-//                   constructor (CTest ch10_trivially_copyable_compile_fail_guard).
-// A test passes only when nvcc fails with the expected diagnostic. With -DCONTROL the same code
-// uses the plain type and must compile (so the failure is due to the type alone).
+/// @file compile_fail.cu
+/// @brief Chapter 10's compile-fail tests: a type with a user-defined copy constructor
+///        (ch10::ParticleWithCtor, particle.cuh) must be rejected at compile time by both
+///        asynchronous copy paths, because an async copy moves bytes and never runs the
+///        constructor.
+///
+/// Each case is one translation unit, chosen by a macro:
+/// - `-DCASE_BARRIER`: cuda::memcpy_async with a cuda::barrier, rejected by CCCL's own
+///   static_assert (CTest ch10_trivially_copyable_compile_fail_barrier);
+/// - `-DCASE_GUARD`: checked_memcpy_async (particle.cuh) around the pipeline overload, which
+///   itself accepts the type and copies its bytes without calling the constructor (CTest
+///   ch10_trivially_copyable_compile_fail_guard).
+///
+/// A test passes only when nvcc fails with the expected diagnostic. With `-DCONTROL` the same
+/// code uses the plain type and must compile (so the failure is due to the type alone).
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 

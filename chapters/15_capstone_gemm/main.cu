@@ -5,7 +5,7 @@
 /// What it does: the GEMM table at --size (default 4096), each step checked against the CPU
 /// reference (or cuBLAS at large sizes) and timed, then a size sweep 1024..8192 that reports
 /// TFLOP/s, % of cuBLAS and the speed-up of each step over the previous one
-/// (tut::gemm_size_sweep, common/gemm_host.cuh), written beside --json as <json>.sweep.json.
+/// (tut::gemm_size_sweep, common/gemm_host.cuh), written beside --json as `<json>.sweep.json`.
 /// Reading order: cuBLAS and the tensor maps, the CPU reference and its tolerance, the Problem,
 /// the variant registry, main. The kernels are in kernels.cuh, the negative in broken.cuh.
 /// Run:    build/bin/ch15_capstone_gemm [--size=4096] [--variant=v4_cp_async,cublas] [--list]

@@ -196,7 +196,6 @@ int main(int argc, char** argv) {
       "Chapter 11: TMA bulk copies (cp.async.bulk + mbarrier transaction counts)",
       ch11::variants(), "v1_bulk_ptx_low", "v0_cpasync_low");
   ch.min_cc_major = 9;  // cp.async.bulk, mbarrier expect_tx: sm_90
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch, 16, ", the bulk-copy size rule");
   ch.check_sizes = ch11::kCheckSizes;
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};

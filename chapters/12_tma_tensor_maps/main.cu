@@ -238,7 +238,6 @@ int main(int argc, char** argv) {
       "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)",
       ch12::variants(), "v6_tma_tall256_full", "v0_cpasync_full");
   ch.min_cc_major = 9;  // TMA: sm_90
-  ch.min_cc_minor = 0;
   ch.size_help =
       "the matrix side N (not bytes): an N x N float matrix, N a multiple of 4 (TMA's 16-byte "
       "row-pitch rule); default 16384 = 1 GiB per matrix";

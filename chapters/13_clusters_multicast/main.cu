@@ -140,7 +140,6 @@ int main(int argc, char** argv) {
       "ch13_clusters_multicast", "Chapter 13: clusters, distributed shared memory, TMA multicast",
       ch13::variants(), "v3_multicast_ptx", "v0_bulk");
   ch.min_cc_major = 9;  // clusters, DSMEM, st.async, multicast: sm_90
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch, 16, "; rows of 64 KiB");  // in and out; default 1 GiB
   ch.check_sizes = ch13::kCheckSizes;                  // why these: above
   ch.after_table = [](const tut::RunConfig&, cudaStream_t, const std::string&) {

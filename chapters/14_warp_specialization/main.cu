@@ -194,7 +194,6 @@ int main(int argc, char** argv) {
       "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)",
       ch14::variants(), "v1_ws_s4", "v0_pipeline");
   ch.min_cc_major = 9;
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch);  // bytes per buffer, a multiple of 16, default 1 GiB
   // Why these sizes (and how the largest gives the lap check 42 laps of the deepest ring):
   // the comment on ch14::check_sizes() above.

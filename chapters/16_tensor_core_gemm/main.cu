@@ -232,7 +232,6 @@ int main(int argc, char** argv) {
       "specialization -> cluster multicast -> persistent, vs cuBLAS",
       ch16::variants(), "step5_persistent_tma_store", "step1_mma_sync");
   ch.min_cc_major = 9;
-  ch.min_cc_minor = 0;
   // wgmma (steps 2-5) and the multicast tensor copy exist only in sm_90a code, and an sm_120a
   // build of gemm_common.cuh does not compile at all: the whole chapter runs from an sm_90a
   // image only, and any other image skips it, naming sm_90a (docs/arch-matrix.md).

@@ -129,7 +129,8 @@ inline const std::vector<std::uint64_t> kCheckSizes = {16,        48, 1008, 4096
 
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  // The tour's pair: the promise that costs (the synchronous byte loop) against 16 bytes.
+  // The tour's pair: the promise that costs (the synchronous byte loop) against the 16-byte
+  // promise.
   tut::Chapter<ch09::Problem> ch(
       "ch09_alignment", "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback",
       ch09::variants(), "v6_align1", "v0_align16");

@@ -104,7 +104,8 @@ inline const std::vector<std::uint64_t> kCheckSizes = {96, 192, 24 * 28, 24 * 25
 
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  // The tour's pair: the same plain data, promised 16-byte alignment, against size_t copies.
+  // The tour's pair: the same plain data, promised 16-byte alignment, against a plain size_t
+  // (4-byte copies).
   tut::Chapter<ch10::Problem> ch(
       "ch10_trivially_copyable",
       "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async",

@@ -144,8 +144,25 @@ struct VariantList {
 };
 
 /// @brief A chapter's description: everything run_chapter() needs besides the Problem type.
+///
+/// Every chapter's main() builds one with the constructor, which takes what every chapter
+/// names (its id, title, variants and the tour's pair), then sets only its own fields (sizes,
+/// options, sweeps, timeline) by name, and passes it to run_chapter().
 template <class Problem>
 struct Chapter {
+  /// An empty description, filled field by field (the harness's own tests build fake ones).
+  Chapter() = default;
+  /// The fields every chapter sets: the executable @p name, its one-line @p heading, its
+  /// @p registry of variants in reading order, and the tour's pair: the key of the lesson's
+  /// variant (@p lesson) and of the baseline it is compared with (@p baseline).
+  Chapter(std::string name, std::string heading, std::vector<Variant<Problem>> registry,
+          std::string lesson, std::string baseline)
+      : id(std::move(name)),
+        title(std::move(heading)),
+        variants(std::move(registry)),
+        tour_lesson(std::move(lesson)),
+        tour_baseline(std::move(baseline)) {}
+
   std::string id;     ///< executable name, e.g. "ch01_sync_shared_loads"
   std::string title;  ///< one line, printed first
   int min_cc_major = 8;

@@ -1,19 +1,14 @@
 /// @file workload_stencil_stream_kernels.cuh
 /// @brief What every kernel on the stencil/stream workload (workload_stencil_stream.cuh)
 ///        shares, and how it is launched: the block size, the stencil's window sum, the
-///        launchers (256 threads on a persistent grid over the Problem's buffers), and on the
-///        host the chapter description that chapters 01-03 share. The chapters register their
-///        variants with plain tut::VariantList::add calls on these launchers.
+///        launchers (256 threads on a persistent grid over the Problem's buffers). The chapters
+///        register their variants with plain tut::VariantList::add calls on these launchers.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
-#include <utility>
-#include <vector>
 
-#include "harness.cuh"
 #include "launch.cuh"
 #include "workload_stencil_stream.cuh"
 
@@ -46,22 +41,6 @@ inline void launch_stencil(StencilKernel kernel, Problem& p, cudaStream_t s) {
 inline void launch_stream(StreamKernel kernel, Problem& p, int blocks_per_sm, cudaStream_t s) {
   launch_persistent(kernel, kThreads, 0, p.sms(), blocks_per_sm, s, p.in_vecs(), p.out_vecs(),
                     p.n_vecs());
-}
-
-/// @brief The description of a chapter on this workload: its executable @p id and @p title,
-///        the workload's sizes and --blocks-per-sm (set_sizes), its @p variants, and the tour's
-///        pair: the key of the lesson's variant and of the baseline it is compared with.
-inline Chapter<Problem> chapter(std::string id, std::string title,
-                                std::vector<Variant<Problem>> variants, std::string tour_lesson,
-                                std::string tour_baseline) {
-  Chapter<Problem> ch;
-  ch.id = std::move(id);
-  ch.title = std::move(title);
-  set_sizes(ch);
-  ch.variants = std::move(variants);
-  ch.tour_lesson = std::move(tour_lesson);
-  ch.tour_baseline = std::move(tour_baseline);
-  return ch;
 }
 
 }  // namespace tut::stencil_stream

@@ -149,16 +149,15 @@ inline bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const st
 
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch00::Problem> ch;
-  ch.id = "ch00_gpu_ceiling";
-  ch.title = "Chapter 00: your GPU and its ceiling (cudaMemcpyAsync vs plain copy kernels)";
+  // The point (the tour's pair): 16 bytes per load instruction against 4, both at full
+  // occupancy.
+  tut::Chapter<ch00::Problem> ch(
+      "ch00_gpu_ceiling",
+      "Chapter 00: your GPU and its ceiling (cudaMemcpyAsync vs plain copy kernels)",
+      ch00::variants(), "v2_vec4", "v1_word");
   ch00::set_sizes(ch);
   ch.memcpy_ceiling = false;  // v0 *is* the memcpy ceiling, timed like every other variant
-  ch.variants = ch00::variants();
   ch.after_table = ch00::size_sweep;
-  // The point: 16 bytes per load instruction against 4, both at full occupancy.
-  ch.tour_lesson = "v2_vec4";
-  ch.tour_baseline = "v1_word";
   return tut::run_chapter(argc, argv, ch);
 }
 #endif  // TUTORIAL_CHAPTER_TEST

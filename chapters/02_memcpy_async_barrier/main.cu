@@ -69,9 +69,11 @@ inline std::vector<tut::Variant<Problem>> variants() {
 int main(int argc, char** argv) {
   // The point (the tour's pair): the stencil's loads made asynchronous and completed by one
   // barrier, against chapter 01's synchronous stencil, both at full occupancy.
-  return tut::run_chapter(argc, argv, tut::stencil_stream::chapter(
+  tut::Chapter<ch02::Problem> ch(
       "ch02_memcpy_async_barrier",
       "Chapter 02: cuda::memcpy_async completed by a cuda::barrier (LDGSTS + mbarrier)",
-      ch02::variants(), "v1_stencil_async", "v0_stencil"));
+      ch02::variants(), "v1_stencil_async", "v0_stencil");
+  tut::stencil_stream::set_sizes(ch);  // --size, the check sizes, --blocks-per-sm
+  return tut::run_chapter(argc, argv, ch);
 }
 #endif  // TUTORIAL_CHAPTER_TEST

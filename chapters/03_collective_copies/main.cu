@@ -74,9 +74,11 @@ inline std::vector<tut::Variant<Problem>> variants() {
 int main(int argc, char** argv) {
   // The point (the tour's pair): the tile as one collective call (on sm_90 one bulk copy)
   // against chapter 02's per-thread copies, the same tiles and bytes, both at full occupancy.
-  return tut::run_chapter(argc, argv, tut::stencil_stream::chapter(
+  tut::Chapter<ch03::Problem> ch(
       "ch03_collective_copies",
       "Chapter 03: collective block copies (cg::memcpy_async, cuda::memcpy_async(block, ...))",
-      ch03::variants(), "v2_cuda_block_full", "v0_perthread_full"));
+      ch03::variants(), "v2_cuda_block_full", "v0_perthread_full");
+  tut::stencil_stream::set_sizes(ch);  // --size, the check sizes, --blocks-per-sm
+  return tut::run_chapter(argc, argv, ch);
 }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -55,15 +55,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch05::Problem> ch;
-  ch.id = "ch05_pipeline_primitives";
-  ch.title = "Chapter 05: the __pipeline_* primitives (cp.async, commit/wait groups, arrive_on)";
+  // The lesson (the tour's pair): the primitives against chapter 04's API, same loop, same
+  // depth, 1 block/SM.
+  tut::Chapter<ch05::Problem> ch(
+      "ch05_pipeline_primitives",
+      "Chapter 05: the __pipeline_* primitives (cp.async, commit/wait groups, arrive_on)",
+      ch05::variants(), "v1_prim16_s4", "v0_pipeline_s4");
   tut::reversed_tiles::set_sizes(ch);  // --size and the check sizes (the workload's header)
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for every variant")};
-  ch.variants = ch05::variants();
-  // The lesson: the primitives against chapter 04's API, same loop, same depth, 1 block/SM.
-  ch.tour_lesson = "v1_prim16_s4";
-  ch.tour_baseline = "v0_pipeline_s4";
   return tut::run_chapter(argc, argv, ch);
 }
 #endif

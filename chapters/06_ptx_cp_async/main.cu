@@ -91,15 +91,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
 
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch06::Problem> ch;
-  ch.id = "ch06_ptx_cp_async";
-  ch.title = "Chapter 06: raw PTX cp.async (.ca/.cg, src-size, commit_group, wait_group)";
+  // The lesson (the tour's pair): raw PTX with 7 tiles in flight against chapter 05's kernel
+  // with 3, 1 block/SM.
+  tut::Chapter<ch06::Problem> ch(
+      "ch06_ptx_cp_async",
+      "Chapter 06: raw PTX cp.async (.ca/.cg, src-size, commit_group, wait_group)",
+      ch06::variants(), "v1_cg16_s8", "v0_prim16_s4");
   tut::reversed_tiles::set_sizes(ch);  // --size and the check sizes (the workload's header)
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM (every variant but *_full)")};
-  ch.variants = ch06::variants();
-  // The lesson: raw PTX with 7 tiles in flight against chapter 05's kernel with 3, 1 block/SM.
-  ch.tour_lesson = "v1_cg16_s8";
-  ch.tour_baseline = "v0_prim16_s4";
   return tut::run_chapter(argc, argv, ch);
 }
 #endif

@@ -101,22 +101,19 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {
     16, 48, 1008, 4096 - 16, 5 * 4096 + 16 * 45, (1u << 20) + 16 * 7, 8u << 20};
 
-inline tut::Chapter<Problem> chapter() {
-  tut::Chapter<Problem> ch;
-  ch.id = "ch08_warp_divergence";
-  ch.title = "Chapter 08: warp divergence around memcpy_async (per-thread commit groups)";
-  tut::set_buffer_sizes(ch);  // bytes, multiples of one 16-byte chunk
-  ch.check_sizes = kCheckSizes;
-  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  ch.variants = variants();
-  // The regime where the extra LDGSTS of divergent issue could show: one block per SM.
-  ch.tour_lesson = "v1_divergent_low";
-  ch.tour_baseline = "v0_converged_low";
-  return ch;
-}
-
 }  // namespace ch08
 
 #ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch08::chapter()); }
+int main(int argc, char** argv) {
+  // The tour's pair, in the regime where the extra LDGSTS of divergent issue could show: one
+  // block per SM.
+  tut::Chapter<ch08::Problem> ch(
+      "ch08_warp_divergence",
+      "Chapter 08: warp divergence around memcpy_async (per-thread commit groups)",
+      ch08::variants(), "v1_divergent_low", "v0_converged_low");
+  tut::set_buffer_sizes(ch);  // bytes, multiples of one 16-byte chunk
+  ch.check_sizes = ch08::kCheckSizes;
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
+  return tut::run_chapter(argc, argv, ch);
+}
 #endif

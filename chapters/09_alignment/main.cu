@@ -125,20 +125,17 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {16,        48, 1008, 4096 - 16, 5 * 4096 + 16 * 45,
                                                         (1u << 20) + 16 * 7, 8u << 20};
 
-inline tut::Chapter<Problem> chapter() {
-  tut::Chapter<Problem> ch;
-  ch.id = "ch09_alignment";
-  ch.title = "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback";
-  tut::set_buffer_sizes(ch);
-  ch.check_sizes = kCheckSizes;
-  ch.variants = variants();
-  ch.tour_lesson = "v6_align1";  // the promise that costs: the synchronous byte loop
-  ch.tour_baseline = "v0_align16";
-  return ch;
-}
-
 }  // namespace ch09
 
 #ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch09::chapter()); }
+int main(int argc, char** argv) {
+  // The tour's pair: the promise that costs (the synchronous byte loop) against the 16-byte
+  // promise.
+  tut::Chapter<ch09::Problem> ch(
+      "ch09_alignment", "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback",
+      ch09::variants(), "v6_align1", "v0_align16");
+  tut::set_buffer_sizes(ch);
+  ch.check_sizes = ch09::kCheckSizes;
+  return tut::run_chapter(argc, argv, ch);
+}
 #endif

@@ -100,20 +100,18 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {96, 192, 24 * 28, 24 * 252,
                                                         24 * (5 * 256 + 36), 96 * 87382};
 
-inline tut::Chapter<Problem> chapter() {
-  tut::Chapter<Problem> ch;
-  ch.id = "ch10_trivially_copyable";
-  ch.title = "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async";
-  tut::set_buffer_sizes(ch, 96, " (4 particles of 24 B)");
-  ch.check_sizes = kCheckSizes;
-  ch.variants = variants();
-  ch.tour_lesson = "v1_aos_align16";  // the same plain data, promised 16-byte alignment
-  ch.tour_baseline = "v0_aos_sizet";
-  return ch;
-}
-
 }  // namespace ch10
 
 #ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch10::chapter()); }
+int main(int argc, char** argv) {
+  // The tour's pair: the same plain data, promised 16-byte alignment, against a plain size_t
+  // (4-byte copies).
+  tut::Chapter<ch10::Problem> ch(
+      "ch10_trivially_copyable",
+      "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async",
+      ch10::variants(), "v1_aos_align16", "v0_aos_sizet");
+  tut::set_buffer_sizes(ch, 96, " (4 particles of 24 B)");
+  ch.check_sizes = ch10::kCheckSizes;
+  return tut::run_chapter(argc, argv, ch);
+}
 #endif

@@ -189,18 +189,16 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
 // A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch11::Problem> ch;
-  ch.id = "ch11_tma_bulk_copies";
-  ch.title = "Chapter 11: TMA bulk copies (cp.async.bulk + mbarrier transaction counts)";
+  // The lesson (the tour's pair): one issuing thread per block at 1 block/SM against 256
+  // cp.async threads.
+  tut::Chapter<ch11::Problem> ch(
+      "ch11_tma_bulk_copies",
+      "Chapter 11: TMA bulk copies (cp.async.bulk + mbarrier transaction counts)",
+      ch11::variants(), "v1_bulk_ptx_low", "v0_cpasync_low");
   ch.min_cc_major = 9;  // cp.async.bulk, mbarrier expect_tx: sm_90
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch, 16, ", the bulk-copy size rule");
   ch.check_sizes = ch11::kCheckSizes;
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  ch.variants = ch11::variants();
-  // The lesson: one issuing thread per block at 1 block/SM against 256 cp.async threads.
-  ch.tour_lesson = "v1_bulk_ptx_low";
-  ch.tour_baseline = "v0_cpasync_low";
   ch.timeline = ch11::record_timeline;  // --timeline: v1's ring traced
   return tut::run_chapter(argc, argv, ch);
 }

@@ -231,11 +231,13 @@ inline std::vector<tut::Variant<Problem>> variants() {
 // A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch12::Problem> ch;
-  ch.id = "ch12_tma_tensor_maps";
-  ch.title = "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)";
+  // The lesson (the tour's pair): the TMA-fed transpose with tall boxes against the
+  // cp.async-fed one, both at full occupancy (the regime the chapter's table compares).
+  tut::Chapter<ch12::Problem> ch(
+      "ch12_tma_tensor_maps",
+      "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)",
+      ch12::variants(), "v6_tma_tall256_full", "v0_cpasync_full");
   ch.min_cc_major = 9;  // TMA: sm_90
-  ch.min_cc_minor = 0;
   ch.size_help =
       "the matrix side N (not bytes): an N x N float matrix, N a multiple of 4 (TMA's 16-byte "
       "row-pitch rule); default 16384 = 1 GiB per matrix";
@@ -245,11 +247,6 @@ int main(int argc, char** argv) {
   ch.check_sizes = ch12::kCheckSizes;  // why these: above
   ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  ch.variants = ch12::variants();
-  // The lesson: the TMA-fed transpose with tall boxes against the cp.async-fed one, both at
-  // full occupancy (the regime the chapter's table compares).
-  ch.tour_lesson = "v6_tma_tall256_full";
-  ch.tour_baseline = "v0_cpasync_full";
   return tut::run_chapter(argc, argv, ch);
 }
 #endif  // TUTORIAL_CHAPTER_TEST

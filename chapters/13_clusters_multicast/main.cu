@@ -134,18 +134,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
 // A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #ifndef TUTORIAL_CHAPTER_TEST
 int main(int argc, char** argv) {
-  tut::Chapter<ch13::Problem> ch;
-  ch.id = "ch13_clusters_multicast";
-  ch.title = "Chapter 13: clusters, distributed shared memory, TMA multicast";
+  // The lesson (the tour's pair): one multicast per table tile for a cluster of 4, against
+  // every block loading the table itself (both one block per row, the same grid).
+  tut::Chapter<ch13::Problem> ch(
+      "ch13_clusters_multicast", "Chapter 13: clusters, distributed shared memory, TMA multicast",
+      ch13::variants(), "v3_multicast_ptx", "v0_bulk");
   ch.min_cc_major = 9;  // clusters, DSMEM, st.async, multicast: sm_90
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch, 16, "; rows of 64 KiB");  // in and out; default 1 GiB
   ch.check_sizes = ch13::kCheckSizes;                  // why these: above
-  ch.variants = ch13::variants();
-  // The lesson: one multicast per table tile for a cluster of 4, against every block loading
-  // the table itself (both one block per row, the same grid).
-  ch.tour_lesson = "v3_multicast_ptx";
-  ch.tour_baseline = "v0_bulk";
   ch.after_table = [](const tut::RunConfig&, cudaStream_t, const std::string&) {
     std::printf("largest cluster for the multicast kernel (256 threads, 64 KiB smem): %d "
                 "portable, %d with cudaFuncAttributeNonPortableClusterSizeAllowed\n",

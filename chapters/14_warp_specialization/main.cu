@@ -187,12 +187,13 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
 }  // namespace
 
 int main(int argc, char** argv) {
-  tut::Chapter<ch14::Problem> ch;
-  ch.id = "ch14_warp_specialization";
-  ch.title =
-      "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)";
+  // The point (the tour's pair): the warp-specialized TMA ring against the Ampere-style roles,
+  // both at the default 1 block/SM, where only the copies in flight can hide the latency.
+  tut::Chapter<ch14::Problem> ch(
+      "ch14_warp_specialization",
+      "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)",
+      ch14::variants(), "v1_ws_s4", "v0_pipeline");
   ch.min_cc_major = 9;
-  ch.min_cc_minor = 0;
   tut::set_buffer_sizes(ch);  // bytes per buffer, a multiple of 16, default 1 GiB
   // Why these sizes (and how the largest gives the lap check 42 laps of the deepest ring):
   // the comment on ch14::check_sizes() above.
@@ -202,12 +203,7 @@ int main(int argc, char** argv) {
        "LCG steps per word in the consumers (0 = pure copy; nvcc fuses two into one IMAD)", 32, 0,
        4096},
       tut::blocks_per_sm_option("resident blocks per SM (each: 1 producer + 4 consumer warps)", 8)};
-  ch.variants = ch14::variants();
   ch.after_table = intensity_sweep;
-  // The point: the warp-specialized TMA ring against the Ampere-style roles, both at the
-  // default 1 block/SM, where only the copies in flight can hide the latency.
-  ch.tour_lesson = "v1_ws_s4";
-  ch.tour_baseline = "v0_pipeline";
   ch.timeline = ch14::record_timeline;  // --timeline: v1 at 2 and 4 slots traced (above)
   return tut::run_chapter(argc, argv, ch);
 }

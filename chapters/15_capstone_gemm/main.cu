@@ -197,19 +197,18 @@ inline std::vector<tut::Variant<Problem>> variants() {
 #include <string>
 
 int main(int argc, char** argv) {
-  tut::Chapter<ch15::Problem> ch;
-  ch.id = "ch15_capstone_gemm";
-  ch.title = "Chapter 15: capstone SGEMM, naive -> tiles -> registers -> cp.async -> TMA, vs cuBLAS";
+  // The point (the tour's pair): the same register-blocked kernel fed by TMA against it fed
+  // synchronously.
+  tut::Chapter<ch15::Problem> ch(
+      "ch15_capstone_gemm",
+      "Chapter 15: capstone SGEMM, naive -> tiles -> registers -> cp.async -> TMA, vs cuBLAS",
+      ch15::variants(), "v5_tma", "v3_register");
   tut::set_square_gemm_sizes(ch, 3, 4);  // A, B, C in fp32
   // Why these sizes, and how the largest makes every ring wrap: ch15::check_sizes() above.
   ch.check_sizes = ch15::check_sizes();
-  ch.variants = ch15::variants();
   ch.after_table = [](const tut::RunConfig& base, cudaStream_t s, const std::string& json) {
     return tut::gemm_size_sweep(base, s, json, "ch15_capstone_gemm", ch15::variants());
   };
-  // The point: the same register-blocked kernel fed by TMA against it fed synchronously.
-  ch.tour_lesson = "v5_tma";
-  ch.tour_baseline = "v3_register";
   return tut::run_chapter(argc, argv, ch);
 }
 #endif  // TUTORIAL_CHAPTER_TEST

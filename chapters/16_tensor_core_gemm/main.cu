@@ -225,13 +225,13 @@ bool record_timeline(const tut::RunConfig& base, cudaStream_t stream, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
-  tut::Chapter<ch16::Problem> ch;
-  ch.id = "ch16_tensor_core_gemm";
-  ch.title =
+  // The tour's pair: the last step (persistent, TMA store) against the first (mma.sync).
+  tut::Chapter<ch16::Problem> ch(
+      "ch16_tensor_core_gemm",
       "Chapter 16: BF16 GEMM on Hopper tensor cores, mma.sync -> wgmma+TMA -> warp "
-      "specialization -> cluster multicast -> persistent, vs cuBLAS";
+      "specialization -> cluster multicast -> persistent, vs cuBLAS",
+      ch16::variants(), "step5_persistent_tma_store", "step1_mma_sync");
   ch.min_cc_major = 9;
-  ch.min_cc_minor = 0;
   // wgmma (steps 2-5) and the multicast tensor copy exist only in sm_90a code, and an sm_120a
   // build of gemm_common.cuh does not compile at all: the whole chapter runs from an sm_90a
   // image only, and any other image skips it, naming sm_90a (docs/arch-matrix.md).
@@ -242,9 +242,6 @@ int main(int argc, char** argv) {
   // walk >= 7 tiles: the 3- and 4-slot rings wrap around more than 15 times.
   ch.check_sizes = {1, 77, 256, 517};
   ch.extra_options = {{"sweep", "1: run the 1024..8192 size sweep after the table, 0: skip it", 1, 0, 1}};
-  ch.variants = ch16::variants();
-  ch.tour_lesson = "step5_persistent_tma_store";
-  ch.tour_baseline = "step1_mma_sync";
   ch.after_table = [](const tut::RunConfig& base, cudaStream_t s, const std::string& json) {
     return base.extra("sweep") == 0 ||
            tut::gemm_size_sweep(base, s, json, "ch16_tensor_core_gemm", ch16::variants());

@@ -47,6 +47,9 @@
 #        EXTRA_CMAKE_ARGS="-DTUTORIAL_BUILD_TESTS=OFF ..." passed to the configure step;
 #        KEEP_WORK=1 to add to the results of an earlier call on the same machine (one job in
 #        several calls: the last call's tarball holds them all, its summary every call's lines);
+#        TUTORIAL_SOURCE_COMMIT=<hash> when this machine's .git is not the one its files came
+#        from (the lent H200 gets the working tree with the session's first snapshot of .git):
+#        the build, every JSON and logs/environment.txt then name that commit;
 #        BUILD_DIR=build to build where the presets do, so the tour step reuses that build
 #        (its sm_90 code is what the default sm_80+sm_90 build runs on an H200).
 set -uo pipefail
@@ -81,7 +84,7 @@ trap pack EXIT
 # start time and its steps. A caller may set TUTORIAL_RUN_CALL itself.
 calls_before=$(grep -c '^## call of' "$LOGS/summary.txt" 2>/dev/null || true)
 export TUTORIAL_RUN_CALL=${TUTORIAL_RUN_CALL:-"call $(( ${calls_before:-0} + 1 )) of the job ($(date -u '+%F %T') UTC, STEPS=$STEPS)"}
-{ nvidia-smi; nvcc --version; cmake --version | head -1; echo "commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"; echo "call: $TUTORIAL_RUN_CALL"; date -u; } > "$LOGS/environment.txt" 2>&1
+{ nvidia-smi; nvcc --version; cmake --version | head -1; echo "commit: ${TUTORIAL_SOURCE_COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}"; echo "call: $TUTORIAL_RUN_CALL"; date -u; } > "$LOGS/environment.txt" 2>&1
 
 # 1. build
 if ! want build; then note "build: not requested"

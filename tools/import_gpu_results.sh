@@ -63,6 +63,11 @@ for f in summary.txt environment.txt ctest.log ctest-exercises.log; do
   [ -f "$tmp/logs/$f" ] && cp "$tmp/logs/$f" "$dest/logs/"
 done
 for f in "$tmp"/logs/*.full.log "$tmp"/logs/arch80.*.log; do [ -f "$f" ] && cp "$f" "$dest/logs/"; done
+# The hangs step (every planted mistake: seconds, exit code, how it failed) and the
+# perturbation build (every chapter under seeded delays, the perturbation negatives' CTest).
+for f in "$tmp"/logs/hangs.txt "$tmp"/logs/hangs.*.log "$tmp"/logs/perturb.*.log; do
+  [ -f "$f" ] && cp "$f" "$dest/logs/"
+done
 # Sanitizer logs: keep only the summary lines (the full logs repeat the chapter output).
 grep -H -E "ERROR SUMMARY|RACECHECK SUMMARY" "$tmp"/logs/sanitizer.*.log 2>/dev/null \
   | sed "s|$tmp/logs/||" > "$dest/logs/sanitizer-summary.txt" || true
@@ -97,6 +102,10 @@ Every table in the chapter READMEs and every figure in plots/ comes from this ru
 - \`timelines/\`: in-kernel timelines (Chrome trace JSON; open in Perfetto), drawn as
   \`plots/timeline_*.png\`; \`logs/timeline.*.log\`: each traced run, with its overhead
 - \`logs/probe.*\`: standalone probes (tools/probes/) and what synccheck said about them
+- \`logs/hangs.txt\`: every planted mistake (the chapters' negatives) run alone with a 5 s
+  watchdog: seconds to FAIL, exit code, how it failed; \`logs/hangs.*.log\` their output
+- \`logs/perturb.*\`: the TUTORIAL_PERTURB=ON build: every chapter under seeded delays
+  (\`perturb.<chapter>.log\`) and the perturbation negatives' CTest (\`perturb.ctest.log\`)
 - \`notes/\`: per-chapter investigation notes
 EOT
 echo "imported into $dest; now run tools/refresh_results.sh"

@@ -30,7 +30,7 @@ def table(doc, run):
     json_commit = doc.get("commit") or run.get("commit")
     json_call = doc.get("call") or run.get("call")
     commit = f", commit {json_commit[:12] + ('-dirty' if json_commit.endswith('-dirty') else '')}" if json_commit else ""
-    call = f", call {json_call}" if json_call else ""
+    call = (f", {json_call}" if json_call.startswith("call") else f", call {json_call}") if json_call else ""
     baseline = doc["rows"][0]["name"] if doc["rows"] else "-"
     lines = [
         f"GPU: {dev['name']} (CC {dev['cc']}, {dev['sms']} SMs, L2 {dev['l2_bytes'] / 2**20:.0f} MiB, "

@@ -13,7 +13,8 @@ namespace tut {
 struct GpuState {
   bool known = false;               ///< false: NVML is not there (no driver) or the read failed
   unsigned sm_mhz = 0;              ///< current SM clock
-  double power_w = 0;               ///< board power draw
+  double power_w = 0;               ///< board power draw (NVML: averaged over one second on
+                                    ///< GPUs after GA100, so it lags a short timed block)
   unsigned temperature_c = 0;       ///< GPU core temperature
   unsigned long long reasons = 0;   ///< NVML's clock-limit ("throttle") reason bits
 };

@@ -438,7 +438,8 @@ def render(root, chapters):
     w("- **H200**: the variant's rate in the committed full-size run "
       "(`docs/results/h200/json/`). **H200 compute_80**: its check in the sm_80-only build "
       "run on the H200 (`docs/results/h200/logs/arch80.*.log`, `--check-only`): the driver "
-      "JIT-compiles the compute_80 PTX, so the kernels take the Ampere code path.")
+      "JIT-compiles the compute_80 PTX, so the kernels take the Ampere code path; `no log` "
+      "where the reference run's job did not run that build (its `arch80` step).")
     w("- The test `arch_matrix_gates` fails when a gate lets a variant run on a target whose "
       "compile lost one of the variant's features (its kernel was compiled out there, e.g. "
       "under `__CUDA_ARCH_FEAT_SM90_ALL`), or lets a chapter run on a target it does not "

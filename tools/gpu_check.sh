@@ -343,7 +343,9 @@ if want profile; then
   mkdir -p "$WORK/json/ncu"
   bin=$BUILD/bin; [ -d "$bin" ] || bin=build/bin   # the tour's build, when the step ran alone
   # Nsight Compute replays each profiled kernel many times: no watchdog limit there.
-  TUTORIAL_WATCHDOG_S=0 tools/profile_chapters.sh "$bin" "$WORK/json/ncu" "${PROFILE_ONLY:-.}" | while read -r line; do note "$line"; done
+  # (process substitution, not a pipe: note() must run in this shell to reach the summary)
+  while read -r line; do note "$line"; done < <(TUTORIAL_WATCHDOG_S=0 tools/profile_chapters.sh \
+    "$bin" "$WORK/json/ncu" "${PROFILE_ONLY:-.}")
   python3 tools/summarize_ncu.py "$WORK/json/ncu" > "$WORK/json/profile.md" 2> "$LOGS/summarize_ncu.err"
   for script in chapters/*/ncu_*.sh; do
     [ -x "$script" ] || continue

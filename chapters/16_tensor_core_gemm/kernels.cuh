@@ -13,9 +13,12 @@
 ///             warpgroups, full/empty mbarriers, setmaxnreg             step3_warp_specialized.cuh
 ///     step 4  2-block cluster: B multicast, remote "slot free" arrivals step4_cluster.cuh
 ///     step 5  persistent, L2-grouped tile order, TMA-store epilogue    step5_persistent.cuh
+///     step 6  step 5's kernel with levers: a 16 KiB staging stored box
+///             by box, a fourth ring stage, one slot release per
+///             warpgroup and block (each lever a row, then all three)   step6_levers.cuh
 ///
 /// Each step file holds its constants, its kernel and its launcher in a namespace named after
-/// the step (ch16::step1 ... ch16::step5). What they share is in gemm_common.cuh; the Hopper
+/// the step (ch16::step1 ... ch16::step6). What they share is in gemm_common.cuh; the Hopper
 /// instructions that cuda::ptx lacks (wgmma, its descriptor, setmaxnreg, elect.sync) in
 /// common/sm90_ptx.cuh. The negatives (each must FAIL) are in broken.cuh; the host side
 /// (problem, references, cuBLAS, variants) in main.cu.
@@ -29,3 +32,4 @@
 #include "step3_warp_specialized.cuh"
 #include "step4_cluster.cuh"
 #include "step5_persistent.cuh"
+#include "step6_levers.cuh"

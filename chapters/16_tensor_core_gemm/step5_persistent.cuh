@@ -59,113 +59,179 @@ __device__ __forceinline__ void stage_accumulators(unsigned char* staging, const
   }
 }
 
-/// Cluster barriers, initialised as in step 4 (fence.mbarrier_init.release.cluster, then the
-/// cluster barrier).
-__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
-    gemm_step5_persistent_kernel(const __grid_constant__ CUtensorMap map_a,
-                                 const __grid_constant__ CUtensorMap map_b_half,
-                                 const __grid_constant__ CUtensorMap map_c, GemmArgs g) {
-  extern __shared__ unsigned char smem_raw[];
-  unsigned char* ring = align_1024(smem_raw);
-  __shared__ std::uint64_t full[STAGES], empty[STAGES];
-  const unsigned rank = ptx::get_sreg_cluster_ctarank();
+/// The ring's barriers, initialised as in step 4: full[s] takes the producer's one arming
+/// arrival, empty[s] @p empty_arrivals releases (from both blocks); then
+/// fence.mbarrier_init.release.cluster makes the inits visible to the peer, and the cluster
+/// barrier keeps either block from touching its peer's barriers before they exist.
+template <int STAGES>
+__device__ __forceinline__ void init_ring_barriers(std::uint64_t* full, std::uint64_t* empty,
+                                                   int empty_arrivals) {
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
-      ptx::mbarrier_init(&empty[s], CLUSTER * CONSUMER_WARPS);
+      ptx::mbarrier_init(&empty[s], empty_arrivals);
     }
     ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to the peer
   }
   ptx::barrier_cluster_arrive(ptx::sem_release);
   ptx::barrier_cluster_wait(ptx::sem_acquire);
+}
+
+/// The producer warpgroup: one elected lane of warp 0 fills the ring as in step 4 (own A
+/// rows, its half of B multicast into both blocks), over the tile pairs in the grouped order.
+template <int STAGES>
+__device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full,
+                                        std::uint64_t* empty, const CUtensorMap& map_a,
+                                        const CUtensorMap& map_b_half, const GemmArgs& g) {
+  tut::setmaxnreg_dec<PRODUCER_REGS>();
+  if (threadIdx.x >= 32 || !tut::elect_one_lane()) return;
+  const unsigned rank = ptx::get_sreg_cluster_ctarank();
   const int pairs_m = ceil_div(ceil_div(g.M, BM), CLUSTER), tiles_n = ceil_div(g.N, BN);
   const int num_pairs = pairs_m * tiles_n, ktiles = ceil_div(g.K, BK);
   const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
-  const int warpgroup = threadIdx.x / 128;
   tut::RingPosition<STAGES> pos;
-
-  if (warpgroup == 0) {  // ---- producer: as step 4, in the grouped order ----
-    tut::setmaxnreg_dec<PRODUCER_REGS>();
-    if (threadIdx.x < 32 && tut::elect_one_lane()) {
-      bool ok = true;
-      for (int pair = cluster_id; pair < num_pairs && ok; pair += clusters) {
-        const TileCoord tc = grouped_pair_tile(pair, pairs_m, tiles_n, rank);
-        for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-          const auto site =
-              tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
-          ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
-          if (!ok) break;
-          tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
-          unsigned char* a = ring + pos.slot * STAGE_BYTES;
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
-          tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
-          tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
-                                kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
-        }
-      }
+  bool ok = true;
+  for (int pair = cluster_id; pair < num_pairs && ok; pair += clusters) {
+    const TileCoord tc = grouped_pair_tile(pair, pairs_m, tiles_n, rank);
+    for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
+      const auto site =
+          tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
+      ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
+      if (!ok) break;
+      tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
+      unsigned char* a = ring + pos.slot * STAGE_BYTES;
+      ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
+      tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
+      tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
+                            kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
     }
+  }
+}
+
+/// One consumer warpgroup's main loop over the K tiles of one tile: wait for a slot, issue
+/// its four wgmma, and once the previous k-tile's MMAs are done reading their slot, hand that
+/// slot back through @p release (called with the slot index; it decides which threads arrive
+/// where). Ends with every MMA done and the last slot released.
+template <int STAGES, class Release>
+__device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned char* ring,
+                                             std::uint64_t* full, tut::RingPosition<STAGES>& pos,
+                                             int ktiles, int warpgroup, bool& timed_out,
+                                             unsigned* error, Release release) {
+  const int row0 = (warpgroup - 1) * 64;
+  int previous_slot = -1;
+  for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
+    const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
+                          .on(tut::Barrier::kFull, pos.slot)
+                          .at_k_tile(kt)
+                          .expecting(STAGE_BYTES);
+    if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, error, site))
+      timed_out = true;
+    tut::wgmma_fence();
+    const unsigned char* a = ring + pos.slot * STAGE_BYTES;
+    mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
+    tut::wgmma_commit_group();
+    // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
+    tut::wgmma_wait_group<1>();
+    // EXERCISE-END
+    tut::perturb(tut::Perturb::kBeforeRelease, kt);
+    if (previous_slot >= 0 && !timed_out) release(previous_slot);  // here AND in the peer
+    previous_slot = pos.slot;
+  }
+  tut::wgmma_wait_group<0>();
+  if (!timed_out) release(previous_slot);
+  tut::fence_accumulators(d);
+}
+
+/// Step 5's epilogue: 1. the previous tile's stores have read the staging tile; 2. everyone
+/// knows; 3. write it; 4. make the writes visible to the async proxy; 5. everyone has; 6. one
+/// thread stores the four boxes and commits them as one bulk group.
+__device__ __forceinline__ void store_tile(unsigned char* staging, const float (&d)[128],
+                                           const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+  const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
+  if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+  tut::named_barrier_sync(warpgroup, 128);
+  stage_accumulators(staging, d);
+  ptx::fence_proxy_async(ptx::space_shared);  // my staging writes, before the TMA store reads them
+  tut::named_barrier_sync(warpgroup, 128);
+  if (stores) {
+    for (int b = 0; b < 4; ++b)
+      tma_store_2d(&map_c, staging + b * 8192, tc.n0 + 64 * b, tc.m0 + (warpgroup - 1) * 64);
+    ptx::cp_async_bulk_commit_group();
+  }
+}
+
+/// What step 5 fixes and step 6 varies (step6_levers.cuh): the ring's depth, the staging
+/// tile's size, how the consumers hand a slot back and how the epilogue leaves.
+struct Config {
+  static constexpr int STAGES = step5::STAGES;
+  static constexpr int STAGING_BYTES = step5::STAGING_BYTES;  // per consumer warpgroup
+  static constexpr int SMEM_BYTES = step5::SMEM_BYTES;
+  static constexpr int EMPTY_ARRIVALS = CLUSTER * CONSUMER_WARPS;  // every consumer warp, both blocks
+  /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
+  __device__ static void release(std::uint64_t* empty, int slot) {
+    if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
+  }
+  __device__ static void store(unsigned char* staging, const float (&d)[128],
+                               const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+    store_tile(staging, d, map_c, tc, warpgroup);
+  }
+};
+
+/// The persistent kernel's body for a configuration @p C (step 5's Config, or a step-6 one):
+/// the producer warpgroup fills the ring, the two consumer warpgroups walk the same tile pairs,
+/// each tile a main loop (consume_tile) and an epilogue (C::store).
+template <class C>
+__device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
+                                                const CUtensorMap& map_b_half,
+                                                const CUtensorMap& map_c, const GemmArgs& g) {
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* ring = align_1024(smem_raw);
+  __shared__ std::uint64_t full[C::STAGES], empty[C::STAGES];
+  init_ring_barriers<C::STAGES>(full, empty, C::EMPTY_ARRIVALS);
+  const int warpgroup = threadIdx.x / 128;
+  if (warpgroup == 0) {  // ---- producer: as step 4, in the grouped order ----
+    produce<C::STAGES>(ring, full, empty, map_a, map_b_half, g);
   } else {  // ---- consumers ----
     tut::setmaxnreg_inc<CONSUMER_REGS>();
-    const int row0 = (warpgroup - 1) * 64;
-    const bool arrives = threadIdx.x % 32 == 0;
+    const unsigned rank = ptx::get_sreg_cluster_ctarank();
+    const int pairs_m = ceil_div(ceil_div(g.M, BM), CLUSTER), tiles_n = ceil_div(g.N, BN);
+    const int num_pairs = pairs_m * tiles_n, ktiles = ceil_div(g.K, BK);
+    const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
+    const auto release = [&](int slot) { C::release(empty, slot); };
     bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
-    const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
-    unsigned char* staging = ring + STAGES * STAGE_BYTES + (warpgroup - 1) * STAGING_BYTES;
+    unsigned char* staging = ring + C::STAGES * STAGE_BYTES + (warpgroup - 1) * C::STAGING_BYTES;
+    tut::RingPosition<C::STAGES> pos;
     float d[128];
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
       const TileCoord tc = grouped_pair_tile(pair, pairs_m, tiles_n, rank);
-      int previous_slot = -1;
-      for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
-                              .on(tut::Barrier::kFull, pos.slot)
-                              .at_k_tile(kt)
-                              .expecting(STAGE_BYTES);
-        if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site))
-          timed_out = true;
-        tut::wgmma_fence();
-        const unsigned char* a = ring + pos.slot * STAGE_BYTES;
-        mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
-        tut::wgmma_commit_group();
-        // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
-        tut::wgmma_wait_group<1>();
-        // EXERCISE-END
-        tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out)  // here AND in the peer
-          step4::release_in_both_blocks(&empty[previous_slot]);
-        previous_slot = pos.slot;
-      }
-      tut::wgmma_wait_group<0>();
-      if (arrives && !timed_out) step4::release_in_both_blocks(&empty[previous_slot]);
-      tut::fence_accumulators(d);
-      // Epilogue: 1. the previous tile's stores have read the staging tile; 2. everyone knows;
-      // 3. write it; 4. make the writes visible to the async proxy; 5. everyone has; 6. store.
-      if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
-      tut::named_barrier_sync(warpgroup, 128);
-      stage_accumulators(staging, d);
-      ptx::fence_proxy_async(ptx::space_shared);  // my staging writes, before the TMA store reads them
-      tut::named_barrier_sync(warpgroup, 128);
-      if (stores) {
-        for (int b = 0; b < 4; ++b)
-          tma_store_2d(&map_c, staging + b * 8192, tc.n0 + 64 * b, tc.m0 + row0);
-        ptx::cp_async_bulk_commit_group();
-      }
+      consume_tile(d, ring, full, pos, ktiles, warpgroup, timed_out, g.error, release);
+      C::store(staging, d, map_c, tc, warpgroup);
     }
-    if (stores) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem outlives the last store
+    if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem outlives the last store
   }
+  // Neither block may exit while its peer can still multicast into it or arrive on it.
   ptx::barrier_cluster_arrive(ptx::sem_release);
   ptx::barrier_cluster_wait(ptx::sem_acquire);
+}
+
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
+    gemm_step5_persistent_kernel(const __grid_constant__ CUtensorMap map_a,
+                                 const __grid_constant__ CUtensorMap map_b_half,
+                                 const __grid_constant__ CUtensorMap map_c, GemmArgs g) {
+  persistent_gemm<Config>(map_a, map_b_half, map_c, g);
 }
 
 /// Persistent: as many clusters as can be resident at once, never more than the tile pairs.
 template <class Kernel>
 void launch_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorMap& b128,
-                   const CUtensorMap& c64, const GemmArgs& g, int sm_count, cudaStream_t s) {
+                   const CUtensorMap& c64, const GemmArgs& g, int sm_count, cudaStream_t s,
+                   int smem_bytes = SMEM_BYTES) {
   const int pairs = ceil_div(ceil_div(g.M, BM), CLUSTER) * ceil_div(g.N, BN);
   const int resident =
-      std::max(1, std::min(tut::max_active_clusters(kernel, CLUSTER, THREADS, SMEM_BYTES),
+      std::max(1, std::min(tut::max_active_clusters(kernel, CLUSTER, THREADS, smem_bytes),
                            sm_count / CLUSTER));
   const int blocks = std::min(resident, pairs) * CLUSTER;
-  kernel<<<tile_grid(blocks, 1, CLUSTER), THREADS, SMEM_BYTES, s>>>(a128, b128, c64, g);
+  kernel<<<tile_grid(blocks, 1, CLUSTER), THREADS, smem_bytes, s>>>(a128, b128, c64, g);
 }
 
 inline void launch(const CUtensorMap& a128, const CUtensorMap& b128, const CUtensorMap& c64,

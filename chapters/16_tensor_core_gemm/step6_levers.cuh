@@ -1,0 +1,138 @@
+/// @file step6_levers.cuh
+/// @brief Chapter 16, step 6: step 5's kernel with three levers, each one switch of a small
+///        configuration, so that each lever is a row of its own and the last row has them all.
+///
+/// 1. A smaller staging tile (BOX_STAGING): each consumer warpgroup stages its 64 x 256 result
+///    one 64 x 64 box (8 KiB) at a time into two alternating 8 KiB buffers (16 KiB instead of
+///    32 KiB). Before it rewrites a buffer, the issuing thread waits only until the store that
+///    read that buffer last is done reading (cp.async.bulk.wait_group.read 1: the other
+///    buffer's store stays in flight).
+/// 2. A fourth ring stage (STAGES = 4): the 32 KiB the smaller staging frees, plus the 32 KiB
+///    the 3-stage ring left unused, make room for one more 48 KiB slot:
+///    4 x 48 + 2 x 16 + 1 (alignment) = 225 KiB <= 227 KiB. One more k-tile in flight covers
+///    the producer's latency while the consumers sit in their epilogue.
+/// 3. One release per warpgroup and block (WARPGROUP_RELEASE): after wgmma.wait_group, the
+///    warpgroup's MMAs (warpgroup-wide operations) are done reading the slot, so one thread
+///    per warpgroup and destination block is enough: lane 0 of warp r arrives on empty[s] of
+///    block r. empty[s] then counts 2 blocks x 2 warpgroups = 4 arrivals instead of 16.
+///
+/// Everything else (ring protocol, tile order, producer, main loop, register budget) is
+/// step 5's (step5::persistent_gemm).
+#pragma once
+
+#include <cstring>
+
+#include "gemm_common.cuh"
+#include "step4_cluster.cuh"
+#include "step5_persistent.cuh"
+
+namespace ch16::step6 {
+
+using step4::CLUSTER, step4::STAGE_BYTES;
+constexpr int BOX_BYTES = 64 * 64 * 2;  // one 64 x 64 bf16 box of C: 8 KiB
+constexpr int SMEM_LIMIT = 227 * 1024;  // the most dynamic shared memory a block may opt into
+
+/// One aligned 4-byte store to shared memory at a 32-bit shared-window address: the staging
+/// writes compile to STS [R + immediate] with one address register, where a generic pointer
+/// would cost ST.E with a 64-bit address per store.
+__device__ __forceinline__ void st_shared_u32(std::uint32_t addr, std::uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v));
+}
+
+/// Box @p box (columns 64 box .. 64 box + 63) of the warpgroup's 64 x 256 accumulators,
+/// rounded to bf16 into the 8 KiB buffer at shared address @p buf (1024-byte aligned), in the
+/// C map's 128-byte swizzle: 16-byte chunk c of row r lands at chunk c ^ (r % 8). A thread's
+/// rows all have r % 8 = lane / 4, and the buffer is 1024-byte aligned, so the swizzled
+/// address is the thread's base address XOR (c << 4): bits 4-6 of the base hold lane / 4.
+__device__ __forceinline__ void stage_box(std::uint32_t buf, const float (&d)[128], int box) {
+  const int tid = threadIdx.x % 128, lane = tid % 32;
+  const std::uint32_t base = buf + (16 * (tid / 32) + lane / 4) * 128 + (lane / 4) * 16 + 4 * (tid % 4);
+#pragma unroll
+  for (int j = 32 * box; j < 32 * box + 32; j += 2) {
+    const int chunk = (j / 4) % 8, lower_half = (j / 2) % 2;  // rows r and r + 8
+    const __nv_bfloat162 v = __floats2bfloat162_rn(d[j], d[j + 1]);
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    st_shared_u32((base ^ (chunk << 4)) + lower_half * 8 * 128, bits);
+  }
+}
+
+/// The epilogue by boxes: box b goes through buffer b % 2. Each box: 1. the store that last
+/// read this buffer (box b - 2, or the previous tile's) is done reading it - the other one,
+/// the most recent bulk group, may still be reading; 2. everyone knows; 3. write the box;
+/// 4. make the writes visible to the async proxy; 5. everyone has; 6. one thread stores the
+/// box and commits it as a bulk group of its own (so "all but the most recent" is one box).
+__device__ __forceinline__ void store_tile_by_boxes(unsigned char* staging, const float (&d)[128],
+                                                    const CUtensorMap& map_c, TileCoord tc,
+                                                    int warpgroup) {
+  const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
+  const std::uint32_t staging_addr = tut::smem_addr(staging);
+#pragma unroll
+  for (int box = 0; box < 4; ++box) {
+    const int buffer = box % 2;
+    if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // this buffer's last store has read it
+    tut::named_barrier_sync(warpgroup, 128);
+    stage_box(staging_addr + buffer * BOX_BYTES, d, box);
+    ptx::fence_proxy_async(ptx::space_shared);  // my box writes, before the TMA store reads them
+    tut::named_barrier_sync(warpgroup, 128);
+    if (stores) {
+      tma_store_2d(&map_c, staging + buffer * BOX_BYTES, tc.n0 + 64 * box, tc.m0 + (warpgroup - 1) * 64);
+      ptx::cp_async_bulk_commit_group();
+    }
+  }
+}
+
+/// Step 5's configuration with the three switches (the file comment says what each does).
+template <int kStages, bool kBoxStaging, bool kWarpgroupRelease>
+struct Levers : step5::Config {
+  static constexpr int STAGES = kStages;
+  static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
+  static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
+  static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
+  static_assert(SMEM_BYTES <= SMEM_LIMIT, "ring + staging + alignment slack must fit in 227 KiB");
+  // Two consumer warpgroups in each of the two blocks, or every consumer warp of both.
+  static constexpr int EMPTY_ARRIVALS =
+      WARPGROUP_RELEASE ? CLUSTER * 2 : step5::Config::EMPTY_ARRIVALS;
+
+  __device__ static void release(std::uint64_t* empty, int slot) {
+    if constexpr (WARPGROUP_RELEASE) {
+      // Lane 0 of warp r of this warpgroup arrives on empty[slot] of block r. Its
+      // wgmma.wait_group covers the whole warpgroup's MMAs (they are warpgroup operations).
+      const int warp_in_group = (threadIdx.x % 128) / 32;
+      if (threadIdx.x % 32 == 0 && warp_in_group < CLUSTER)
+        tut::mbarrier_arrive_remote(&empty[slot], static_cast<unsigned>(warp_in_group));
+    } else {
+      step5::Config::release(empty, slot);
+    }
+  }
+  __device__ static void store(unsigned char* staging, const float (&d)[128],
+                               const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+    if constexpr (BOX_STAGING)
+      store_tile_by_boxes(staging, d, map_c, tc, warpgroup);
+    else
+      step5::store_tile(staging, d, map_c, tc, warpgroup);
+  }
+};
+
+// The rows: each lever alone against step 5, then all three (the step-6 row).
+struct SmallStaging : Levers<3, true, false> {};      // step6a: 16 KiB staging, 3 stages
+struct FourStages : Levers<4, true, false> {};        // step6b: 16 KiB staging, 4 stages
+struct WarpgroupRelease : Levers<3, false, true> {};  // step6c: step 5 + 4 arrivals per slot
+struct AllLevers : Levers<4, true, true> {};          // step6: all three
+
+template <class L>
+__global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)
+    gemm_step6_kernel(const __grid_constant__ CUtensorMap map_a,
+                      const __grid_constant__ CUtensorMap map_b_half,
+                      const __grid_constant__ CUtensorMap map_c, GemmArgs g) {
+  step5::persistent_gemm<L>(map_a, map_b_half, map_c, g);
+}
+
+/// Persistent, as step 5: as many clusters as fit, never more than the tile pairs.
+template <class L>
+void launch(const CUtensorMap& a128, const CUtensorMap& b128, const CUtensorMap& c64,
+            const GemmArgs& g, int sm_count, cudaStream_t s) {
+  step5::launch_kernel(gemm_step6_kernel<L>, a128, b128, c64, g, sm_count, s, L::SMEM_BYTES);
+}
+
+}  // namespace ch16::step6

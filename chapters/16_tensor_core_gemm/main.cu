@@ -166,6 +166,12 @@ struct Problem : tut::GemmProblem<bf16> {
 // ---------------------------------------------------------------------------------------------
 // The variant registry, in reading order
 // ---------------------------------------------------------------------------------------------
+/// Step 6's rows: one launcher for every configuration of step6_levers.cuh.
+template <class Levers>
+void launch_step6(Problem& p, cudaStream_t s) {
+  step6::launch<Levers>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
+}
+
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("step1_mma_sync", "1 mma.sync + cp.async 4-stage",
@@ -191,25 +197,13 @@ inline std::vector<tut::Variant<Problem>> variants() {
         });
   // Step 6: each lever of step6_levers.cuh alone on top of step 5, then all three.
   v.add("step6a_small_staging", "6a step 5 + 16 KiB staging by boxes",
-        "step 5 with each warpgroup's C tile staged and stored box by box through 2 x 8 KiB",
-        [](Problem& p, cudaStream_t s) {
-          step6::launch<step6::SmallStaging>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        });
+        "step 5 staging and storing C box by box through 2 x 8 KiB per warpgroup", launch_step6<step6::SmallStaging>);
   v.add("step6b_four_stages", "6b 6a + a 4th ring stage",
-        "6a's 16 KiB staging makes room for a 4-slot ring (4 x 48 KiB + 2 x 16 KiB)",
-        [](Problem& p, cudaStream_t s) {
-          step6::launch<step6::FourStages>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        });
+        "6a's 16 KiB staging makes room for a 4-slot ring (4 x 48 + 2 x 16 KiB)", launch_step6<step6::FourStages>);
   v.add("step6c_warpgroup_release", "6c step 5 + 1 release per WG",
-        "step 5 with one slot-free arrival per consumer warpgroup and block (4 per slot, not 16)",
-        [](Problem& p, cudaStream_t s) {
-          step6::launch<step6::WarpgroupRelease>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        });
+        "step 5 with one slot-free arrival per warpgroup and block (4, not 16)", launch_step6<step6::WarpgroupRelease>);
   v.add("step6_levers", "6 all levers (6a + 6b + 6c)",
-        "step 5 with 16 KiB box staging, 4 ring slots and one release per warpgroup and block",
-        [](Problem& p, cudaStream_t s) {
-          step6::launch<step6::AllLevers>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s);
-        });
+        "16 KiB box staging, 4 ring slots, one release per warpgroup and block", launch_step6<step6::AllLevers>);
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })

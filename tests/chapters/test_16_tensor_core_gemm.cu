@@ -106,6 +106,7 @@ TEST(Ch16Laps, LargestCheckSizeWrapsEveryRingThreeTimesOnTwoBlocks) {
   EXPECT_GE((ws_tiles / 2) * ws_ktiles, 3 * ch16::step3::STAGES);  // steps 2, 3 (per block)
   const int pairs = ch16::ceil_div(ch16::ceil_div(s, ch16::step4::BM), 2) * ch16::ceil_div(s, ch16::step4::BN);
   EXPECT_GE(pairs * ws_ktiles, 3 * ch16::step4::STAGES);  // steps 4, 5: one cluster walks all pairs
+  EXPECT_GE(pairs * ws_ktiles, 3 * ch16::step6::AllLevers::STAGES);  // step 6's 4-slot ring
   EXPECT_GE(ch16::ceil_div(s, ch16::step1::BK), 3 * ch16::step1::STAGES);  // step 1, per tile
 }
 

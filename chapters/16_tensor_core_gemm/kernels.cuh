@@ -13,9 +13,11 @@
 ///             warpgroups, full/empty mbarriers, setmaxnreg             step3_warp_specialized.cuh
 ///     step 4  2-block cluster: B multicast, remote "slot free" arrivals step4_cluster.cuh
 ///     step 5  persistent, L2-grouped tile order, TMA-store epilogue    step5_persistent.cuh
+///     step 7  small problems: 128 x 128 tiles, split-K over a 2-block
+///             cluster reduced through DSMEM, a size-dispatched choice  step7_small_tiles.cuh
 ///
 /// Each step file holds its constants, its kernel and its launcher in a namespace named after
-/// the step (ch16::step1 ... ch16::step5). What they share is in gemm_common.cuh; the Hopper
+/// the step (ch16::step1 ... ch16::step7). What they share is in gemm_common.cuh; the Hopper
 /// instructions that cuda::ptx lacks (wgmma, its descriptor, setmaxnreg, elect.sync) in
 /// common/sm90_ptx.cuh. The negatives (each must FAIL) are in broken.cuh; the host side
 /// (problem, references, cuBLAS, variants) in main.cu.
@@ -29,3 +31,4 @@
 #include "step3_warp_specialized.cuh"
 #include "step4_cluster.cuh"
 #include "step5_persistent.cuh"
+#include "step7_small_tiles.cuh"

@@ -76,6 +76,16 @@ __device__ __forceinline__ void mma_stage_n128(float (&d)[64], const unsigned ch
   for (int k = 0; k < 4; ++k) tut::wgmma_m64n128k16(d, da + 2 * k, db + 2 * k, accumulate || k > 0);
 }
 
+/// One arrival on the mbarrier at the same offset in the cluster peer's shared memory, with
+/// release semantics at cluster scope: this thread's earlier memory accesses (the partial's
+/// stores, or the loads of the peer's partial) happen before the peer's acquire of that phase.
+/// tut::mbarrier_arrive_remote's default semantics (release at CTA scope) would not order them
+/// for a thread of ANOTHER block.
+__device__ __forceinline__ void arrive_on_peer(std::uint64_t* bar, unsigned peer) {
+  ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
+                       static_cast<std::uint64_t*>(__cluster_map_shared_rank(bar, peer)));
+}
+
 /// Both rows' body. SPLIT = 1: a plain grid of blocks, one tile each (grid-stride when the
 /// grid is capped). SPLIT = 2: a grid of 2-block clusters, one tile per cluster, block rank r
 /// taking k-tiles [r * half, (r + 1) * half), half = ceil(k-tiles / 2); a block whose half is
@@ -182,9 +192,7 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
           for (int j = 0; j < 64; j += 4)  // [j / 4][tid]: 16 bytes per thread, conflict-free
             partial[(j / 4) * 128 + tid] = make_float4(d[j], d[j + 1], d[j + 2], d[j + 3]);
           tut::perturb(tut::Perturb::kBeforeArrive, tile);
-          if (!timed_out)  // release.cluster: my partial's stores before the peer's acquire
-            ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
-                                 static_cast<std::uint64_t*>(__cluster_map_shared_rank(&ready, peer)));
+          if (!timed_out) arrive_on_peer(&ready, peer);  // my partial's stores, then the peer's ready
         } else {  // ---- reduce: add the peer's partial of the same rows ----
           const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kReady).at_tile(tile);
           if (!timed_out && !tut::wait_or_report_cluster(&ready, handoff_phase, g.error, site))
@@ -196,9 +204,7 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
             d[j] += v.x, d[j + 1] += v.y, d[j + 2] += v.z, d[j + 3] += v.w;
           }
           tut::perturb(tut::Perturb::kBeforeRelease, tile);
-          if (!timed_out)  // release.cluster: my loads of its partial before its next stores
-            ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
-                                 static_cast<std::uint64_t*>(__cluster_map_shared_rank(&taken, peer)));
+          if (!timed_out) arrive_on_peer(&taken, peer);  // my loads of its partial, then its taken
         }
         handoff_phase ^= 1u;
       }

@@ -174,7 +174,7 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
         tut::wgmma_commit_group();
         tut::wgmma_wait_group<1>();  // the previous k-tile's MMAs have read their slot
         tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);
+        if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);  // the producer may refill it
         previous_slot = pos.slot;
       }
       tut::wgmma_wait_group<0>();

@@ -76,6 +76,17 @@ __device__ __forceinline__ void mma_stage_n128(float (&d)[64], const unsigned ch
   for (int k = 0; k < 4; ++k) tut::wgmma_m64n128k16(d, da + 2 * k, db + 2 * k, accumulate || k > 0);
 }
 
+/// The producer's part of k-tile @p kt once the slot is free: arm full[slot] with the stage's
+/// bytes (its one arrival), then the two TMA boxes, A (128 rows of the tile) and B (128 rows).
+__device__ __forceinline__ void load_stage(unsigned char* slot, std::uint64_t* full_slot,
+                                           const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                           int kt, TileCoord tc) {
+  tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, full_slot, STAGE_BYTES);
+  tma_load_2d(slot, &map_a, full_slot, kt * BK, tc.m0);
+  tma_load_2d(slot + A_BYTES, &map_b, full_slot, kt * BK, tc.n0);
+}
+
 /// One arrival on the mbarrier at the same offset in the cluster peer's shared memory, with
 /// release semantics at cluster scope: this thread's earlier memory accesses (the partial's
 /// stores, or the loads of the peer's partial) happen before the peer's acquire of that phase.
@@ -139,15 +150,10 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
         for (int kt = k_begin; kt < k_end; ++kt, pos.advance()) {
           // The consumers have released this slot (first lap: the phase before the current
           // one, which counts as complete, so the wait returns at once).
-          const auto site =
-              tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
-          ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
+          ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error,
+                                   tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt));
           if (!ok) break;
-          tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
-          unsigned char* a = ring + pos.slot * STAGE_BYTES;
-          ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
-          tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
-          tma_load_2d(a + A_BYTES, &map_b, &full[pos.slot], kt * BK, tc.n0);
+          load_stage(ring + pos.slot * STAGE_BYTES, &full[pos.slot], map_a, map_b, kt, tc);
         }
       }
     }
@@ -162,20 +168,17 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
       int previous_slot = -1;
       for (int kt = k_begin; kt < k_end; ++kt, pos.advance()) {
-        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
-                              .on(tut::Barrier::kFull, pos.slot)
-                              .at_k_tile(kt)
-                              .expecting(STAGE_BYTES);
-        if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site))
-          timed_out = true;
+        const unsigned char* stage = ring + pos.slot * STAGE_BYTES;
+        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kFull, pos.slot).at_k_tile(kt).expecting(STAGE_BYTES);
+        timed_out = timed_out || !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site);
         tut::wgmma_fence();
-        const unsigned char* a = ring + pos.slot * STAGE_BYTES;
-        mma_stage_n128(d, a + row0 * 128, a + A_BYTES, kt > k_begin);
+        mma_stage_n128(d, stage + row0 * 128, stage + A_BYTES, kt > k_begin);
         tut::wgmma_commit_group();
         tut::wgmma_wait_group<1>();  // the previous k-tile's MMAs have read their slot
         tut::perturb(tut::Perturb::kBeforeRelease, kt);
-        if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);  // the producer may refill it
+        const int released = previous_slot;  // the slot the previous k-tile's MMAs read
         previous_slot = pos.slot;
+        if (released >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[released]);  // the producer may refill it
       }
       tut::wgmma_wait_group<0>();
       if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);

@@ -204,6 +204,16 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "step 5 with one slot-free arrival per warpgroup and block (4, not 16)", launch_step6<step6::WarpgroupRelease>);
   v.add("step6_levers", "6 all levers (6a + 6b + 6c)",
         "16 KiB box staging, 4 ring slots, one release per warpgroup and block", launch_step6<step6::AllLevers>);
+  v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
+        "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
+        [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step7_split_k_cluster", "7b 128x128 split-K, DSMEM reduce",
+        "7a in 2-block clusters: each block half of K, partials added via ld.shared::cluster",
+        [](Problem& p, cudaStream_t s) { step7::launch_split_k(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7b / 5)",
+        "step7::choose_schedule on tile counts against SMs: "
+        "step 5 if its tiles fill 7/8 of the SMs, else 7b or 7a",
+        [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })

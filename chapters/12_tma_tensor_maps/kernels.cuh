@@ -496,9 +496,8 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
     __syncwarp();                               // the whole warp's reads and writes, to lane 0
     if (lane == 0) {
       const std::size_t matrix_tile = matrix_tile_of(i);
-      const std::int32_t out_coords[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
-      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, out_coords,
-                                stage);  // v8: the staging tile's TMA store
+      const std::int32_t store_at[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, stage);
       ptx::cp_async_bulk_commit_group();
       if (i + SLOTS_PER_WARP < warp_tiles) produce(i + SLOTS_PER_WARP);  // the slot I just read
     }

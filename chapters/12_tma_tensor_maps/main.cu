@@ -159,7 +159,10 @@ struct Problem {
 // the harness's lap check (two blocks): N = 2052 is 65 x 65 = 4225 tiles of 32 x 32, over 2000
 // per block, more than 260 laps of the 8-slot rings; the tallest boxes (256 x 32, v6, 3 slots)
 // give 9 x 65 = 585 tiles, 292 per block, 97 laps; v7's 32 x 128 tiles (4 slots) 65 x 17 =
-// 1105, 552 per block, 138 laps. Every ring wraps far more than 3 times.
+// 1105, 552 per block, 138 laps; v8's 64 x 32 tiles 33 x 65 = 2145, 1072 per block, 268 per
+// warp, 67 laps of each warp's 4 slots (its 2 staging tiles alternate 134 times each), and
+// v8's 128 x 32 tiles 17 x 65 = 1105, 552 per block, 276 per warp of two, 69 laps. Every ring
+// wraps far more than 3 times. N = 4 and 28 leave three of v8's four warps without a tile.
 inline const std::vector<std::uint64_t> kCheckSizes = {4, 28, 36, 100, 260, 1028, 2052};
 
 // Laps of a ring of `stages` slots that each block of a `blocks`-block grid makes at side n,
@@ -240,7 +243,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_transpose_v8<64, 4, 4>(p.map_in_sw128_r64, p.map_out_c64, p.n, p.err(), p.sms(),
                                         p.blocks_per_sm(), s);
         });
-  v.add("v8_warp_rings_tall128_low", "v8 128x32 boxes, 2 warps, low",
+  v.add("v8_rings_tall128_low", "v8 128x32 boxes, 2 warps, low",
         "v8 with 128x32 boxes (16 KiB) and 2 warps: the same 128 KiB in flight, 512 B written "
         "per output row and tile instead of 256 B; at --blocks-per-sm blocks per SM",
         [](Problem& p, cudaStream_t s) {

@@ -458,12 +458,12 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
     for (std::size_t i = 0; i < warp_tiles && i < SLOTS_PER_WARP; ++i) produce(i);  // prologue
   tut::RingPosition<SLOTS_PER_WARP> ring;
   for (std::size_t i = 0; i < warp_tiles; ++i, ring.advance()) {
-    const bool landed = tut::wait_or_report(  // v8: has my box landed in my slot?
-        &my_full[ring.slot], ring.phase, d_error,
-        tut::WaitSite::consumer_warp(warp)
-            .on(tut::Barrier::kFull, warp * SLOTS_PER_WARP + ring.slot)
-            .at_tile(static_cast<unsigned>(i))
-            .expecting(BOX_BYTES));
+    // Has my box landed in my slot? (a timeout names this warp, its full[] entry and tile)
+    const tut::WaitSite site = tut::WaitSite::consumer_warp(warp)
+                                   .on(tut::Barrier::kFull, warp * SLOTS_PER_WARP + ring.slot)
+                                   .at_tile(static_cast<unsigned>(i))
+                                   .expecting(BOX_BYTES);
+    const bool landed = tut::wait_or_report(&my_full[ring.slot], ring.phase, d_error, site);
     if (__any_sync(0xffffffffu, !landed)) {  // a timeout: drain my stores, this warp stops
       if (lane == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
       return;

@@ -254,17 +254,13 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch12
-
-// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): the TMA-fed transpose with tall boxes against the
-  // cp.async-fed one, both at full occupancy (the regime the chapter's table compares).
-  tut::Chapter<ch12::Problem> ch(
-      "ch12_tma_tensor_maps",
-      "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)",
-      ch12::variants(), "v6_tma_tall256_full", "v0_cpasync_full");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): the TMA-fed transpose with tall boxes against the
+// cp.async-fed one, both at full occupancy (the regime the chapter's table compares).
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch12_tma_tensor_maps",
+      variants(), "v6_tma_tall256_full", "v0_cpasync_full",
+      "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)");
   ch.min_cc_major = 9;  // TMA: sm_90
   ch.size_help =
       "the matrix side N (not bytes): an N x N float matrix, N a multiple of 4 (TMA's 16-byte "
@@ -272,9 +268,15 @@ int main(int argc, char** argv) {
   ch.size_multiple = 4;
   ch.max_size = 32768;
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{16384}; };
-  ch.check_sizes = ch12::kCheckSizes;  // why these: above
+  ch.check_sizes = kCheckSizes;  // why these: above
   ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch12::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -28,6 +28,49 @@ namespace ch04 {
 // The variant registry. Every stage count at --blocks-per-sm (default 1: the regime where the
 // pipeline depth is the only source of bytes in flight), a few at full occupancy.
 // ---------------------------------------------------------------------------------------------
+
+/// The STAGES-deep ring at @p blocks_per_sm blocks per SM (0: as many as its shared memory
+/// allows), --rounds rounds of work per element.
+template <int STAGES>
+void launch_ring(Problem& p, cudaStream_t s, int blocks_per_sm) {
+  launch_stream_v2<STAGES>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
+                           blocks_per_sm, s);
+}
+
+/// The row `v2_pipe_s<STAGES>_low`: the ring at --blocks-per-sm.
+template <int STAGES>
+void add_ring_low(tut::VariantList<Problem>& v) {
+  const std::string n = std::to_string(STAGES);
+  v.add("v2_pipe_s" + n + "_low", "v2 pipeline " + n + "-stage, low occ",
+        "cuda::pipeline, " + n + " x 4 KiB ring, " + n +
+            " tile(s) in flight at the wait (wait_prior<" + std::to_string(STAGES - 1) +
+            ">), --blocks-per-sm, --rounds",
+        [](Problem& p, cudaStream_t s) { launch_ring<STAGES>(p, s, p.blocks_per_sm()); })
+      .reference = kWork;
+}
+
+/// The row `v2_pipe_s<STAGES>_full`: the same ring at full occupancy.
+template <int STAGES>
+void add_ring_full(tut::VariantList<Problem>& v) {
+  v.add("v2_pipe_s" + std::to_string(STAGES) + "_full",
+        "v2 pipeline " + std::to_string(STAGES) + "-stage, full occ",
+        "the same kernel with as many blocks per SM as its shared memory allows",
+        [](Problem& p, cudaStream_t s) { launch_ring<STAGES>(p, s, 0); })
+      .reference = kWork;
+}
+
+/// One `_low` row per stage count, in the order given (the --list order).
+template <int... STAGES>
+void add_rings_low(tut::VariantList<Problem>& v) {
+  (add_ring_low<STAGES>(v), ...);
+}
+
+/// One `_full` row per stage count, in the order given.
+template <int... STAGES>
+void add_rings_full(tut::VariantList<Problem>& v) {
+  (add_ring_full<STAGES>(v), ...);
+}
+
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("v0_cg_double_low", "v0 cg 2 buffers (ch03), low occ",
@@ -47,100 +90,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 0, s);
         })
       .reference = kCopy;
-  v.add("v2_pipe_s1_low", "v2 pipeline 1-stage, low occ",
-        "cuda::pipeline, 1 x 4 KiB ring, 1 tile(s) in flight at the wait (wait_prior<0>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<1>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s2_low", "v2 pipeline 2-stage, low occ",
-        "cuda::pipeline, 2 x 4 KiB ring, 2 tile(s) in flight at the wait (wait_prior<1>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<2>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s3_low", "v2 pipeline 3-stage, low occ",
-        "cuda::pipeline, 3 x 4 KiB ring, 3 tile(s) in flight at the wait (wait_prior<2>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<3>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s4_low", "v2 pipeline 4-stage, low occ",
-        "cuda::pipeline, 4 x 4 KiB ring, 4 tile(s) in flight at the wait (wait_prior<3>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<4>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s6_low", "v2 pipeline 6-stage, low occ",
-        "cuda::pipeline, 6 x 4 KiB ring, 6 tile(s) in flight at the wait (wait_prior<5>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<6>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s8_low", "v2 pipeline 8-stage, low occ",
-        "cuda::pipeline, 8 x 4 KiB ring, 8 tile(s) in flight at the wait (wait_prior<7>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<8>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s12_low", "v2 pipeline 12-stage, low occ",
-        "cuda::pipeline, 12 x 4 KiB ring, 12 tile(s) in flight at the wait (wait_prior<11>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<12>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s16_low", "v2 pipeline 16-stage, low occ",
-        "cuda::pipeline, 16 x 4 KiB ring, 16 tile(s) in flight at the wait (wait_prior<15>), "
-        "--blocks-per-sm, --rounds",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<16>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(),
-                               p.blocks_per_sm(), s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s1_full", "v2 pipeline 1-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<1>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s2_full", "v2 pipeline 2-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<2>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s4_full", "v2 pipeline 4-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<4>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s8_full", "v2 pipeline 8-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<8>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
-        })
-      .reference = kWork;
-  v.add("v2_pipe_s16_full", "v2 pipeline 16-stage, full occ",
-        "the same kernel with as many blocks per SM as its shared memory allows",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v2<16>(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.rounds, p.sms(), 0, s);
-        })
-      .reference = kWork;
+  add_rings_low<1, 2, 3, 4, 6, 8, 12, 16>(v);
+  add_rings_full<1, 2, 4, 8, 16>(v);
   add_negatives(v);  // broken.cuh
   return v.list;
 }

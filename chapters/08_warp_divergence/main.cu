@@ -46,6 +46,7 @@ struct Problem {
   std::string describe() const { return tut::format_bytes(double(cfg.size)) + " per buffer"; }
   std::size_t n_chunks() const { return n_words / 4; }
   int sms() const { return cfg.device.sm_count; }
+  int blocks_per_sm() const { return tut::blocks_per_sm(cfg); }  ///< --blocks-per-sm
 
   tut::RunConfig cfg;
   std::size_t n_words;
@@ -53,43 +54,49 @@ struct Problem {
   std::vector<std::uint32_t> h_in, want;
 };
 
-/// Adapts the launcher of kernels.cuh to the registry's (Problem&, stream) signature: KERNEL at
-/// full occupancy (LOW false: as many blocks per SM as fit) or at --blocks-per-sm blocks per SM
-/// (LOW true: the *_low rows).
-template <KernelFn KERNEL, bool LOW>
-void run(Problem& p, cudaStream_t s) {
-  launch_slice(KERNEL, p.d_in.data(), p.d_out.data(), p.n_chunks(), p.sms(),
-               LOW ? tut::blocks_per_sm(p.cfg) : 0, s);
+/// The launcher of kernels.cuh over the Problem's buffers: KERNEL at @p blocks_per_sm blocks
+/// per SM (0: as many as fit, full occupancy).
+template <KernelFn KERNEL>
+void launch_at(Problem& p, cudaStream_t s, int blocks_per_sm) {
+  launch_slice(KERNEL, p.d_in.data(), p.d_out.data(), p.n_chunks(), p.sms(), blocks_per_sm, s);
+}
+
+/// KERNEL at full occupancy, in the registry's (Problem&, stream) signature.
+template <KernelFn KERNEL>
+void at_full_occupancy(Problem& p, cudaStream_t s) {
+  launch_at<KERNEL>(p, s, 0);
+}
+
+/// KERNEL's two rows: @p key at full occupancy (@p full_name, @p description), then
+/// `<key>_low` (@p low_name) at --blocks-per-sm blocks per SM.
+template <KernelFn KERNEL>
+void add_full_and_low(tut::VariantList<Problem>& v, const std::string& key,
+                      const std::string& full_name, const std::string& low_name,
+                      const std::string& description) {
+  v.add(key, full_name, description, at_full_occupancy<KERNEL>);
+  v.add(key + "_low", low_name, "the same at --blocks-per-sm blocks per SM (default 1)",
+        [](Problem& p, cudaStream_t s) { launch_at<KERNEL>(p, s, p.blocks_per_sm()); });
 }
 
 /// v0, v1 and v4 run twice: at full occupancy, and at --blocks-per-sm blocks per SM (the *_low
 /// rows), the regime where an extra LDGSTS per slice could show.
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  v.add("v0_converged", "v0 converged, full occ",
-        "every lane copies its own 16 B chunk: 1 LDGSTS x 32 lanes per slice",
-        run<slice_v0_converged_kernel, false>);
-  v.add("v0_converged_low", "v0 converged, low occ",
-        "the same at --blocks-per-sm blocks per SM (default 1)",
-        run<slice_v0_converged_kernel, true>);
-  v.add("v1_divergent", "v1 divergent, full occ",
-        "lane%16<8 copy two chunks each, all lanes commit: 2 LDGSTS x 16 lanes",
-        run<slice_v1_divergent_kernel, false>);
-  v.add("v1_divergent_low", "v1 divergent, low occ",
-        "the same at --blocks-per-sm blocks per SM (default 1)",
-        run<slice_v1_divergent_kernel, true>);
+  add_full_and_low<slice_v0_converged_kernel>(
+      v, "v0_converged", "v0 converged, full occ", "v0 converged, low occ",
+      "every lane copies its own 16 B chunk: 1 LDGSTS x 32 lanes per slice");
+  add_full_and_low<slice_v1_divergent_kernel>(
+      v, "v1_divergent", "v1 divergent, full occ", "v1 divergent, low occ",
+      "lane%16<8 copy two chunks each, all lanes commit: 2 LDGSTS x 16 lanes");
   v.add("v2_syncwarp", "v2 divergent + __syncwarp",
         "v1 with __syncwarp(0x00FF00FF) before and after the copies",
-        run<slice_v2_syncwarp_kernel, false>);
+        at_full_occupancy<slice_v2_syncwarp_kernel>);
   v.add("v3_sized", "v3 sized, no branch",
         "every lane calls memcpy_async; idle lanes ask for 0 bytes",
-        run<slice_v3_sized_kernel, false>);
-  v.add("v4_zfill", "v4 converged zero-fill",
-        "every lane issues cp.async; tail lanes use src-size 0 (zero fill)",
-        run<slice_v4_zfill_kernel, false>);
-  v.add("v4_zfill_low", "v4 converged zero-fill, low occ",
-        "the same at --blocks-per-sm blocks per SM (default 1)",
-        run<slice_v4_zfill_kernel, true>);
+        at_full_occupancy<slice_v3_sized_kernel>);
+  add_full_and_low<slice_v4_zfill_kernel>(
+      v, "v4_zfill", "v4 converged zero-fill", "v4 converged zero-fill, low occ",
+      "every lane issues cp.async; tail lanes use src-size 0 (zero fill)");
   add_negatives(v);
   return v.list;
 }

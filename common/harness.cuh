@@ -140,6 +140,22 @@ struct VariantList {
     v.launch = std::move(launch);
     return v;
   }
+  /// @brief Append one kernel's low/full occupancy twins, in this order: `<key>_low`
+  ///        ("<name>, low occ", "<what> (--blocks-per-sm)"), launched at p.blocks_per_sm()
+  ///        blocks per SM, then `<key>_full` ("<name>, full occ", "<what> (full occupancy)"),
+  ///        launched with 0 (as many blocks per SM as fit). Both rows check against CPU
+  ///        reference @p reference.
+  /// @param launch `void(Problem&, cudaStream_t, int blocks_per_sm)`
+  template <class LaunchAtBlocksPerSm>
+  void add_low_and_full(const std::string& key, const std::string& name, const std::string& what,
+                        LaunchAtBlocksPerSm launch, int reference = 0) {
+    add(key + "_low", name + ", low occ", what + " (--blocks-per-sm)",
+        [launch](Problem& p, cudaStream_t s) { launch(p, s, p.blocks_per_sm()); })
+        .reference = reference;
+    add(key + "_full", name + ", full occ", what + " (full occupancy)",
+        [launch](Problem& p, cudaStream_t s) { launch(p, s, 0); })
+        .reference = reference;
+  }
   std::vector<Variant<Problem>> list;  ///< the registry, in the order added
 };
 

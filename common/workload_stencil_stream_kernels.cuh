@@ -43,4 +43,12 @@ inline void launch_stream(StreamKernel kernel, Problem& p, int blocks_per_sm, cu
                     p.n_vecs());
 }
 
+/// @brief launch_stream() of @p kernel as VariantList::add_low_and_full() takes it:
+///        `(Problem&, cudaStream_t, int blocks_per_sm)`.
+inline auto stream_with(StreamKernel kernel) {
+  return [kernel](Problem& p, cudaStream_t s, int blocks_per_sm) {
+    launch_stream(kernel, p, blocks_per_sm, s);
+  };
+}
+
 }  // namespace tut::stencil_stream

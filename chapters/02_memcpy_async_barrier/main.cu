@@ -49,16 +49,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_stream(tut::stencil_stream::stream_sync_kernel, p, p.blocks_per_sm(), s);
         })
       .reference = kReverseTiles;
-  v.add("v4_stream_async_low", "v4 stream memcpy_async<16>, low occ",
-        "one 16 B memcpy_async per thread + barrier (sm_90: cp.async.bulk) (--blocks-per-sm)",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream(stream_v4_async_kernel, p, p.blocks_per_sm(), s);
-        })
-      .reference = kReverseTiles;
-  v.add("v4_stream_async_full", "v4 stream memcpy_async<16>, full occ",
-        "one 16 B memcpy_async per thread + barrier (sm_90: cp.async.bulk) (full occupancy)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v4_async_kernel, p, 0, s); })
-      .reference = kReverseTiles;
+  v.add_low_and_full("v4_stream_async", "v4 stream memcpy_async<16>",
+                     "one 16 B memcpy_async per thread + barrier (sm_90: cp.async.bulk)",
+                     stream_with(stream_v4_async_kernel), kReverseTiles);
   add_negatives(v);  // broken.cuh
   return v.list;
 }

@@ -30,30 +30,18 @@ namespace ch03 {
 // ---------------------------------------------------------------------------------------------
 inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
-  v.add("v0_perthread_low", "v0 per-thread memcpy_async (ch02), low occ", "chapter 02: each thread copies its own 16 B, cuda::barrier (--blocks-per-sm)",
-        [](Problem& p, cudaStream_t s) { launch_stream(tut::stencil_stream::stream_async_kernel, p, p.blocks_per_sm(), s); })
-      .reference = kReverseTiles;
-  v.add("v0_perthread_full", "v0 per-thread memcpy_async (ch02), full occ", "chapter 02: each thread copies its own 16 B, cuda::barrier (full occupancy)",
-        [](Problem& p, cudaStream_t s) { launch_stream(tut::stencil_stream::stream_async_kernel, p, 0, s); })
-      .reference = kReverseTiles;
-  v.add("v1_cg_low", "v1 cg::memcpy_async + wait, low occ", "one collective cg::memcpy_async per tile, cg::wait(block) (--blocks-per-sm)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v1_cg_kernel, p, p.blocks_per_sm(), s); })
-      .reference = kReverseTiles;
-  v.add("v1_cg_full", "v1 cg::memcpy_async + wait, full occ", "one collective cg::memcpy_async per tile, cg::wait(block) (full occupancy)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v1_cg_kernel, p, 0, s); })
-      .reference = kReverseTiles;
-  v.add("v2_cuda_block_low", "v2 cuda::memcpy_async(block), low occ", "one collective cuda::memcpy_async per tile, aligned_size_t<16>, barrier (--blocks-per-sm)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v2_cuda_block_kernel, p, p.blocks_per_sm(), s); })
-      .reference = kReverseTiles;
-  v.add("v2_cuda_block_full", "v2 cuda::memcpy_async(block), full occ", "one collective cuda::memcpy_async per tile, aligned_size_t<16>, barrier (full occupancy)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v2_cuda_block_kernel, p, 0, s); })
-      .reference = kReverseTiles;
-  v.add("v3_cg_double_low", "v3 cg 2 buffers + wait_prior<1>, low occ", "collective copies into two buffers, the next tile in flight during the use (--blocks-per-sm)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v3_cg_double_kernel, p, p.blocks_per_sm(), s); })
-      .reference = kReverseTiles;
-  v.add("v3_cg_double_full", "v3 cg 2 buffers + wait_prior<1>, full occ", "collective copies into two buffers, the next tile in flight during the use (full occupancy)",
-        [](Problem& p, cudaStream_t s) { launch_stream(stream_v3_cg_double_kernel, p, 0, s); })
-      .reference = kReverseTiles;
+  v.add_low_and_full("v0_perthread", "v0 per-thread memcpy_async (ch02)",
+                     "chapter 02: each thread copies its own 16 B, cuda::barrier",
+                     stream_with(tut::stencil_stream::stream_async_kernel), kReverseTiles);
+  v.add_low_and_full("v1_cg", "v1 cg::memcpy_async + wait",
+                     "one collective cg::memcpy_async per tile, cg::wait(block)",
+                     stream_with(stream_v1_cg_kernel), kReverseTiles);
+  v.add_low_and_full("v2_cuda_block", "v2 cuda::memcpy_async(block)",
+                     "one collective cuda::memcpy_async per tile, aligned_size_t<16>, barrier",
+                     stream_with(stream_v2_cuda_block_kernel), kReverseTiles);
+  v.add_low_and_full("v3_cg_double", "v3 cg 2 buffers + wait_prior<1>",
+                     "collective copies into two buffers, the next tile in flight during the use",
+                     stream_with(stream_v3_cg_double_kernel), kReverseTiles);
   v.add("v4_stencil_perthread", "v4 stencil per-thread (ch02)",
         "chapter 02's stencil: centre and halos copied by the conditional pattern",
         [](Problem& p, cudaStream_t s) {

@@ -270,4 +270,24 @@ inline VerifyResult compare_words_and_error(cudaStream_t s, const DeviceBuffer<s
   return r;
 }
 
+/// @brief The same against a CPU reference built on first use: @p make_reference() fills
+///        @p want before the first comparison (so a problem that is only timed never pays for
+///        its reference), and later calls compare with what it returned.
+template <class MakeReference>
+VerifyResult compare_words_and_error(cudaStream_t s, const DeviceBuffer<std::uint32_t>& d_out,
+                                     std::vector<std::uint32_t>& want,
+                                     MakeReference make_reference, const ErrorWord& error) {
+  if (want.empty()) want = make_reference();
+  return compare_words_and_error(s, d_out, want, error);
+}
+
+/// @brief poison() for such a kernel, before every checked run: every output word poisoned (a
+///        word the kernel never stores cannot match) and the error word cleared (a timeout of
+///        an earlier run cannot fail this one).
+inline void poison_words_and_error(cudaStream_t s, DeviceBuffer<std::uint32_t>& d_out,
+                                   ErrorWord& error) {
+  d_out.poison(s);
+  error.clear(s);
+}
+
 }  // namespace tut

@@ -92,6 +92,16 @@ inline CUtensorMap make_2d_tensor_map(CUtensorMapDataType type, const void* base
   return map;
 }
 
+/// @brief A GEMM's extents: C [M x N] = A [M x K] times B (K x N, or N x K in chapter 16).
+struct GemmShape {
+  int M, N, K;
+  /// The chapters' runs: square M = N = K = --size.
+  static GemmShape square(const RunConfig& cfg) {
+    const int n = static_cast<int>(cfg.size);
+    return GemmShape{n, n, n};
+  }
+};
+
 /// @brief What the Problems of the GEMM chapters share: A [M x K], B (K x N in chapter 15,
 ///        N x K in chapter 16: @p b_rows rows), C [M x N], with row pitches lda, ldb, ldc in
 ///        elements; the error word a bounded wait reports into; the oracle's answer and its

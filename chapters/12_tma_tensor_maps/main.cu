@@ -125,13 +125,10 @@ struct Problem {
     map_out_c64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 64);  // v8 stores
     map_out_c128 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 128);
   }
-  void poison(cudaStream_t s) {
-    d_out.poison(s);
-    d_error.clear(s);
-  }
+  void poison(cudaStream_t s) { tut::poison_words_and_error(s, d_out, d_error); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    if (want.empty()) want = reference_transpose(h_in, n);
-    return tut::compare_words_and_error(s, d_out, want, d_error);
+    return tut::compare_words_and_error(
+        s, d_out, want, [&] { return reference_transpose(h_in, n); }, d_error);
   }
   double work() const { return 2.0 * 4.0 * static_cast<double>(elems); }
   std::string describe() const {

@@ -65,13 +65,10 @@ struct Problem {
     tut::fill_unique_words(h_in.data(), n_words, cfg.seed);  // an LCG step is a bijection:
     d_in.upload(h_in);                                       // unique in, unique out
   }
-  void poison(cudaStream_t s) {
-    d_out.poison(s);
-    error.clear(s);
-  }
+  void poison(cudaStream_t s) { tut::poison_words_and_error(s, d_out, error); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
-    if (want.empty()) want = reference_lcg(h_in, intensity);
-    return tut::compare_words_and_error(s, d_out, want, error);
+    return tut::compare_words_and_error(
+        s, d_out, want, [&] { return reference_lcg(h_in, intensity); }, error);
   }
   double work() const { return 2.0 * static_cast<double>(cfg.size); }
   std::string describe() const {

@@ -98,15 +98,10 @@ inline double abs_tolerance(int K) { return (static_cast<double>(K) + 1.0) / dou
 // The problem: A [M x K], B [K x N], C [M x N], row-major, padded pitches. The chapter runs
 // square M = N = K = --size; the tests use any shape.
 // ---------------------------------------------------------------------------------------------
-struct Shape {
-  int M, N, K;
-};
+using Shape = tut::GemmShape;  // M, N, K
 
 struct Problem : tut::GemmProblem<float> {
-  explicit Problem(const tut::RunConfig& cfg)
-      : Problem(Shape{static_cast<int>(cfg.size), static_cast<int>(cfg.size),
-                      static_cast<int>(cfg.size)},
-                cfg.seed) {}
+  explicit Problem(const tut::RunConfig& cfg) : Problem(Shape::square(cfg), cfg.seed) {}
 
   Problem(Shape s, std::uint64_t seed)
       : GemmProblem(s.M, s.N, s.K, s.K, pitch_of(s.K), pitch_of(s.N), pitch_of(s.N)) {

@@ -29,6 +29,17 @@ namespace ch04 {
 // pipeline depth is the only source of bytes in flight), a few at full occupancy.
 // ---------------------------------------------------------------------------------------------
 
+/// Each launcher below runs its kernel over the Problem's buffers at @p blocks_per_sm blocks per
+/// SM (0: as many as its shared memory allows). Chapter 03's two-buffer kernel (v0):
+inline void launch_double_buffer(Problem& p, cudaStream_t s, int blocks_per_sm) {
+  launch_stream_v0(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), blocks_per_sm, s);
+}
+
+/// Chapter 01's synchronous kernel (v1), the yardstick:
+inline void launch_sync(Problem& p, cudaStream_t s, int blocks_per_sm) {
+  launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), blocks_per_sm, s);
+}
+
 /// The STAGES-deep ring at @p blocks_per_sm blocks per SM (0: as many as its shared memory
 /// allows), --rounds rounds of work per element.
 template <int STAGES>
@@ -75,20 +86,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
   tut::VariantList<Problem> v;
   v.add("v0_cg_double_low", "v0 cg 2 buffers (ch03), low occ",
         "chapter 03: collective copies, two buffers, wait_prior<1>; --blocks-per-sm",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v0(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.blocks_per_sm(), s);
-        })
+        [](Problem& p, cudaStream_t s) { launch_double_buffer(p, s, p.blocks_per_sm()); })
       .reference = kCopy;
   v.add("v1_sync_low", "v1 sync (ch01), low occ",
         "chapter 01: LDG->STS, BAR, LDS->STG at --blocks-per-sm (the yardstick)",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), p.blocks_per_sm(), s);
-        })
+        [](Problem& p, cudaStream_t s) { launch_sync(p, s, p.blocks_per_sm()); })
       .reference = kCopy;
   v.add("v1_sync_full", "v1 sync (ch01), full occ", "chapter 01's kernel at full occupancy",
-        [](Problem& p, cudaStream_t s) {
-          launch_stream_v1(p.in_vecs(), p.out_vecs(), p.n_vecs(), p.sms(), 0, s);
-        })
+        [](Problem& p, cudaStream_t s) { launch_sync(p, s, 0); })
       .reference = kCopy;
   add_rings_low<1, 2, 3, 4, 6, 8, 12, 16>(v);
   add_rings_full<1, 2, 4, 8, 16>(v);

@@ -257,10 +257,12 @@ inline std::vector<tut::Variant<Problem>> variants() {
   // does the issue of 4 warps per SM limit v8, or the bytes in flight?
   v.add("v8_rings_8warps_low", "v8 32x32 boxes, 8 warps, low",
         "v8 with 32x32 boxes (4 KiB) and 8 warps of 4 slots: the same 128 KiB of loads in "
-        "flight as v8, twice the warps issuing LDS/STS; 193 KiB, at --blocks-per-sm blocks per SM",
+        "flight as v8, twice the warps issuing LDS/STS; 193 KiB, so at most one block per SM "
+        "(the _low rows ask for --blocks-per-sm)",
         [](Problem& p, cudaStream_t s) {
+          const int blocks_per_sm = p.blocks_per_sm();
           launch_transpose_v8<32, 8, 4>(p.map_in_sw128, p.map_out, p.n, p.err(), p.sms(),
-                                        p.blocks_per_sm(), s);
+                                        blocks_per_sm, s);
         });
   v.add("v8_rings_box32_full", "v8 32x32 boxes, 4 warps, 2 blocks/SM",
         "v8 with 32x32 boxes and 4 warps of 4 slots: 97 KiB per block, two blocks per SM, so "

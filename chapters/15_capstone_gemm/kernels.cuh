@@ -294,15 +294,15 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
       ptx::mbarrier_init(&full[s], 1);             // one arrive: thread 0's expect_tx
       ptx::mbarrier_init(&empty[s], THREADS / 32);  // one arrive per warp
     }
-    ptx::fence_proxy_async(ptx::space_shared);  // init -> TMA (barriers of this block only)
+    ptx::fence_proxy_async(ptx::space_shared);  // v6's inits, before the TMA (this block only)
   }
   __syncthreads();  // the only block barrier: the barriers are initialised
 
   auto refill = [&](int kt, int slot) {  // thread 0 only: k-tile kt into slot
     float* s_a = s_ring + slot * STAGE_FLOATS;
     tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
-    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                   &full[slot], static_cast<uint32_t>(STAGE_BYTES));
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta,  // v6: the stage's bytes
+                                   ptx::space_shared, &full[slot], uint32_t{STAGE_BYTES});
     const int32_t a_at[2] = {kt * BK, m0}, b_at[2] = {n0, kt * BK};  // innermost first
     ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_a, &tmap_a, a_at,
                               &full[slot]);
@@ -338,12 +338,9 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
     }
     gave_up = gave_up || !landed;
   }
-  if (gave_up) return;  // this thread's C elements stay unwritten (poisoned)
-  store_block_tile(g, acc, m0, n0, ty, tx);
+  if (!gave_up) store_block_tile(g, acc, m0, n0, ty, tx);  // else my C elements stay poisoned
 #else
-  (void)tmap_a;
-  (void)tmap_b;
-  (void)g;
+  (void)tmap_a, (void)tmap_b, (void)g;
 #endif
 }
 

@@ -271,8 +271,8 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
 // empty[slot] completes phase j when all 8 warps have read k-tile j * STAGES + slot. Neither
 // can run two phases ahead of its waiter: the refill of phase j + 1 waits for empty phase j,
 // which needs every warp's wait on full phase j; empty phase j + 1 needs that refill.
-// A timeout: the thread that gave up stops at the loop condition and does not store; the
-// others either finish (their C elements are right) or time out themselves, on full (no
+// A timeout: the warp of the thread that gave up stops at the loop condition and does not
+// store; the others either finish (their C elements are right) or time out themselves, on full (no
 // refill came) or on empty (thread 0), and say so. No block barrier is left to deadlock on.
 template <int STAGES>
 __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
   if (tid == 0)  // prologue: every slot gets a k-tile
     for (int s = 0; s < STAGES && s < num_k_tiles; ++s) refill(s, s);
   tut::RingPosition<STAGES> pos;
-  bool gave_up = false;  // this thread's wait gave up (it named itself in g.error)
+  bool gave_up = false;  // a wait of this warp gave up (it named itself in g.error)
   for (int kt = 0; kt < num_k_tiles && !gave_up; ++kt, pos.advance()) {
     const bool landed = tut::wait_or_report(
         &full[pos.slot], pos.phase, g.error,
@@ -336,9 +336,11 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
       if (released) refill(done + STAGES, done_slot);
       gave_up = !released;
     }
-    gave_up = gave_up || !landed;
+    // The warp decides together (lanes' timers may disagree, and thread 0 alone waits on empty):
+    // a lane that left the loop alone would leave its warp's next __syncwarp short of a lane.
+    gave_up = __any_sync(0xffffffffu, gave_up || !landed);
   }
-  if (!gave_up) store_block_tile(g, acc, m0, n0, ty, tx);  // else my C elements stay poisoned
+  if (!gave_up) store_block_tile(g, acc, m0, n0, ty, tx);  // else this warp's C stays poisoned
 #else
   (void)tmap_a, (void)tmap_b, (void)g;
 #endif

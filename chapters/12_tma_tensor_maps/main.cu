@@ -159,7 +159,10 @@ struct Problem {
 // 1105, 552 per block, 138 laps; v8's 64 x 32 tiles 33 x 65 = 2145, 1072 per block, 268 per
 // warp, 67 laps of each warp's 4 slots (its 2 staging tiles alternate 134 times each), and
 // v8's 128 x 32 tiles 17 x 65 = 1105, 552 per block, 276 per warp of two, 69 laps. Every ring
-// wraps far more than 3 times. N = 4 and 28 leave three of v8's four warps without a tile.
+// v8_rings_8warps_low's 32 x 32 tiles give 264 per warp of eight, 66 laps of 4 slots;
+// v8_rings_box32_full 528 per warp, 132 laps; v8_rings_6warps_low 178 per warp, 89 laps of 2.
+// Every ring wraps far more than 3 times. N = 4 and 28 leave three of v8's four warps (seven
+// of eight, five of six) without a tile.
 inline const std::vector<std::uint64_t> kCheckSizes = {4, 28, 36, 100, 260, 1028, 2052};
 
 // Laps of a ring of `stages` slots that each block of a `blocks`-block grid makes at side n,
@@ -246,6 +249,30 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) {
           launch_transpose_v8<128, 2, 4>(p.map_in_sw128_r128, p.map_out_c128, p.n, p.err(),
                                          p.sms(), p.blocks_per_sm(), s);
+        });
+  // v8 at other warp counts and blocks per SM (the same kernel, other template arguments):
+  // does the issue of 4 warps per SM limit v8, or the bytes in flight?
+  v.add("v8_rings_8warps_low", "v8 32x32 boxes, 8 warps, low",
+        "v8 with 32x32 boxes (4 KiB) and 8 warps of 4 slots: the same 128 KiB of loads in "
+        "flight as v8, twice the warps issuing LDS/STS; 193 KiB, so at most one block per SM "
+        "(the _low rows ask for --blocks-per-sm)",
+        [](Problem& p, cudaStream_t s) {
+          const int blocks_per_sm = p.blocks_per_sm();
+          launch_transpose_v8<32, 8, 4>(p.map_in_sw128, p.map_out, p.n, p.err(), p.sms(),
+                                        blocks_per_sm, s);
+        });
+  v.add("v8_rings_box32_full", "v8 32x32 boxes, 4 warps, 2 blocks/SM",
+        "v8 with 32x32 boxes and 4 warps of 4 slots: 97 KiB per block, two blocks per SM, so "
+        "per SM the same 8 warps and 128 KiB of loads in flight as v8_rings_8warps_low",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v8<32, 4, 4>(p.map_in_sw128, p.map_out, p.n, p.err(), p.sms(), 0, s);
+        });
+  v.add("v8_rings_6warps_low", "v8 64x32 boxes, 6 warps x 2 slots, low",
+        "v8 with 6 warps of 2 slots (64x32 boxes): 96 KiB of loads in flight instead of 128, "
+        "1.5 times the warps; 193 KiB, at --blocks-per-sm blocks per SM",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v8<64, 6, 2>(p.map_in_sw128_r64, p.map_out_c64, p.n, p.err(), p.sms(),
+                                        p.blocks_per_sm(), s);
         });
   add_negatives(v);  // broken.cuh
   return v.list;

@@ -255,6 +255,98 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
 }
 
 // ---------------------------------------------------------------------------------------------
+// v6: v5 without the block barrier per k-tile - an `empty` barrier per slot releases it
+// ---------------------------------------------------------------------------------------------
+// In v5 every k-tile ends in __syncthreads_or: the block's 8 warps meet 256 times at K = 4096,
+// and a warp that finishes its 1024 FFMA early idles until the slowest one arrives. v6 keeps
+// v5's ring, boxes, fence and inner product, and replaces the meeting with one mbarrier per
+// slot, `empty[slot]`, that counts one arrival per warp: after its last read of the slot,
+// every thread fences its reads against the async proxy, __syncwarp hands the warp's reads to
+// lane 0, and lane 0 arrives. Thread 0 (the producer, in warp 0) refills a slot only after its
+// empty phase completed: at k-tile kt it refills the slot of k-tile kt - 1 with k-tile
+// kt - 1 + STAGES, one k-tile late, so that warp 0 waits only for warps that are more than a
+// k-tile behind it. The other warps wait only for data: they may run up to STAGES - 1 k-tiles
+// ahead of warp 0.
+// Phase invariants: full[slot] completes phase j when k-tile j * STAGES + slot has landed;
+// empty[slot] completes phase j when all 8 warps have read k-tile j * STAGES + slot. Neither
+// can run two phases ahead of its waiter: the refill of phase j + 1 waits for empty phase j,
+// which needs every warp's wait on full phase j; empty phase j + 1 needs that refill.
+// A timeout: the warp of the thread that gave up stops at the loop condition and does not
+// store; the others either finish (their C elements are right) or time out themselves, on full (no
+// refill came) or on empty (thread 0), and say so. No block barrier is left to deadlock on.
+template <int STAGES>
+__global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
+    gemm_v6_empty_ring_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                              const __grid_constant__ CUtensorMap tmap_b, GemmArgs g) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace ptx = cuda::ptx;
+  extern __shared__ unsigned char s_raw[];
+  __shared__ uint64_t full[STAGES], empty[STAGES];
+  const unsigned misalign = static_cast<unsigned>(__cvta_generic_to_shared(s_raw)) & 127u;
+  float* s_ring = reinterpret_cast<float*>(s_raw + ((128u - misalign) & 127u));
+  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16, lane = tid % 32;
+  const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+  const int num_k_tiles = (g.K + BK - 1) / BK;
+  float acc[TM][TN] = {};
+
+  if (tid == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      ptx::mbarrier_init(&full[s], 1);             // one arrive: thread 0's expect_tx
+      ptx::mbarrier_init(&empty[s], THREADS / 32);  // one arrive per warp
+    }
+    ptx::fence_proxy_async(ptx::space_shared);  // v6's inits, before the TMA (this block only)
+  }
+  __syncthreads();  // the only block barrier: the barriers are initialised
+
+  auto refill = [&](int kt, int slot) {  // thread 0 only: k-tile kt into slot
+    float* s_a = s_ring + slot * STAGE_FLOATS;
+    tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
+    ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta,  // v6: the stage's bytes
+                                   ptx::space_shared, &full[slot], uint32_t{STAGE_BYTES});
+    const int32_t a_at[2] = {kt * BK, m0}, b_at[2] = {n0, kt * BK};  // innermost first
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_a, &tmap_a, a_at,
+                              &full[slot]);
+    ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_a + BM * BK, &tmap_b,
+                              b_at, &full[slot]);
+  };
+  if (tid == 0)  // prologue: every slot gets a k-tile
+    for (int s = 0; s < STAGES && s < num_k_tiles; ++s) refill(s, s);
+  tut::RingPosition<STAGES> pos;
+  bool gave_up = false;  // a wait of this warp gave up (it named itself in g.error)
+  for (int kt = 0; kt < num_k_tiles && !gave_up; ++kt, pos.advance()) {
+    const bool landed = tut::wait_or_report(
+        &full[pos.slot], pos.phase, g.error,
+        tut::WaitSite::warp(threadIdx.x / 32).on(tut::Barrier::kFull, pos.slot).at_k_tile(kt)
+            .expecting(STAGE_BYTES));
+    const float* s_stage = s_ring + pos.slot * STAGE_FLOATS;
+    mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);
+    // My reads of the slot, before the TMA (async proxy) may overwrite it: fence, then the
+    // warp's hand-off to lane 0, whose arrive releases the whole warp's reads.
+    ptx::fence_proxy_async(ptx::space_shared);  // v6: my slot reads, before the empty arrive
+    __syncwarp();
+    tut::perturb(tut::Perturb::kBeforeArrive, kt);
+    if (lane == 0) (void)ptx::mbarrier_arrive(&empty[pos.slot]);  // this warp is done with it
+    // Thread 0: the slot of k-tile kt - 1 gets k-tile kt - 1 + STAGES once every warp has
+    // read kt - 1 (its phase (kt - 1) / STAGES of empty).
+    const int done = kt - 1, done_slot = (kt + STAGES - 1) % STAGES;
+    if (tid == 0 && done >= 0 && done + STAGES < num_k_tiles) {
+      const bool released = tut::wait_or_report(
+          &empty[done_slot], static_cast<uint32_t>((done / STAGES) & 1), g.error,
+          tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, done_slot).at_k_tile(done));
+      if (released) refill(done + STAGES, done_slot);
+      gave_up = !released;
+    }
+    // The warp decides together (lanes' timers may disagree, and thread 0 alone waits on empty):
+    // a lane that left the loop alone would leave its warp's next __syncwarp short of a lane.
+    gave_up = __any_sync(0xffffffffu, gave_up || !landed);
+  }
+  if (!gave_up) store_block_tile(g, acc, m0, n0, ty, tx);  // else this warp's C stays poisoned
+#else
+  (void)tmap_a, (void)tmap_b, (void)g;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
 // Launchers. One block per tile of C, not a persistent grid: the rings of v4 and v5 run over
 // K inside each block, so their laps depend on K, not on the grid (the harness's grid cap
 // does not apply). Each launcher reports its grid and blocks/SM (queried once) to the table.
@@ -311,6 +403,15 @@ inline void launch_gemm_v5(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,
   const dim3 grid = grid_over_c(g, BN, BM);
   record(grid, per_sm);
   gemm_v5_tma_kernel<STAGES><<<grid, THREADS, smem, s>>>(tmap_a, tmap_b, g);
+}
+
+inline void launch_gemm_v6(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,
+                           const GemmArgs& g, cudaStream_t s) {
+  constexpr int smem = STAGES * STAGE_BYTES + 128;  // v5's ring
+  static const int per_sm = opt_in_once(gemm_v6_empty_ring_kernel<STAGES>, smem);
+  const dim3 grid = grid_over_c(g, BN, BM);
+  record(grid, per_sm);
+  gemm_v6_empty_ring_kernel<STAGES><<<grid, THREADS, smem, s>>>(tmap_a, tmap_b, g);
 }
 
 }  // namespace ch15

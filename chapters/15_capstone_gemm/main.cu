@@ -179,6 +179,14 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_gemm_v5(p.tmap_a, p.tmap_b, p.args(), s);
         })
       .min_cc = 90;
+  v.add("v6_empty_ring", "v6 TMA 4-stage, empty barriers",
+        "v5 with an empty mbarrier per slot (one arrive per warp) instead of a block barrier "
+        "per k-tile; thread 0 refills one k-tile late (sm_90)",
+        [](Problem& p, cudaStream_t s) {
+          p.ensure_tensor_maps();
+          launch_gemm_v6(p.tmap_a, p.tmap_b, p.args(), s);
+        })
+      .min_cc = 90;
   v.add("cublas", "cuBLAS SGEMM (TF32 off)", "cublasSgemm, CUBLAS_DEFAULT_MATH: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), s); })
       .is_ceiling = true;

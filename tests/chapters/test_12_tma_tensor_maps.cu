@@ -39,7 +39,9 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                                            "v3_tma_store_full", "v4_tma_rowread_full",
                                            "v5_tma_tall128_full", "v6_tma_tall256_full",
                                            "v7_tma_wide4x32_full", "v8_warp_rings_full",
-                                           "v8_warp_rings_low", "v8_rings_tall128_low"));
+                                           "v8_warp_rings_low", "v8_rings_tall128_low",
+                                           "v8_rings_8warps_low", "v8_rings_box32_full",
+                                           "v8_rings_6warps_low"));
 
 // Every ring variant, with the grid capped at two blocks at the largest check size: the
 // harness's lap check, here per variant (the rings wrap hundreds of times).
@@ -61,6 +63,9 @@ TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
   // takes every 4th (2nd) of the block's tiles: its laps are the block's over 4 x 4 (2 x 4) slots.
   EXPECT_GE(ch12::ring_laps(n, 64, 32, 4 * 4, 2), 3u);
   EXPECT_GE(ch12::ring_laps(n, 128, 32, 2 * 4, 2), 3u);
+  EXPECT_GE(ch12::ring_laps(n, 32, 32, 8 * 4, 2), 3u);  // v8_rings_8warps_low
+  EXPECT_GE(ch12::ring_laps(n, 32, 32, 4 * 4, 2), 3u);  // v8_rings_box32_full
+  EXPECT_GE(ch12::ring_laps(n, 64, 32, 6 * 2, 2), 3u);  // v8_rings_6warps_low
 }
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {

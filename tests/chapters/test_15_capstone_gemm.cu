@@ -114,7 +114,7 @@ TEST(Ch15Reference, PitchAndTolerance) {
 }
 
 TEST(Ch15Laps, LargestCheckSizeWrapsEveryRingThreeTimes) {
-  // The rings of v4 and v5 run over K inside each block: laps = k tiles / ring depth.
+  // The rings of v4, v5 and v6 run over K inside each block: laps = k tiles / ring depth.
   const auto sizes = ch15::check_sizes();
   const std::uint64_t k = *std::max_element(sizes.begin(), sizes.end());
   const std::uint64_t k_tiles = (k + ch15::BK - 1) / ch15::BK;

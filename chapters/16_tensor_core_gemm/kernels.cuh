@@ -17,7 +17,9 @@
 ///             by box, a fourth ring stage, one slot release per
 ///             warpgroup and block (each lever a row, then all three)   step6_levers.cuh
 ///     step 7  small problems: 128 x 128 tiles, split-K over a 2-block
-///             cluster reduced through DSMEM, a size-dispatched choice  step7_small_tiles.cuh
+///             cluster reduced through DSMEM (remote loads, then one
+///             bulk DSMEM copy per partial, then + TMA stores), a
+///             size-dispatched choice                                   step7_small_tiles.cuh
 ///
 /// Each step file holds its constants, its kernel and its launcher in a namespace named after
 /// the step (ch16::step1 ... ch16::step7). What they share is in gemm_common.cuh; the Hopper

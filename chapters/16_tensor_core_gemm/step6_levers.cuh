@@ -7,8 +7,8 @@
 ///    32 KiB). Before it rewrites a buffer, the issuing thread waits only until the store that
 ///    read that buffer last is done reading (cp.async.bulk.wait_group.read 1: the other
 ///    buffer's store stays in flight).
-/// 2. A fourth ring stage (STAGES = 4): the 32 KiB the smaller staging frees, plus the 32 KiB
-///    the 3-stage ring left unused, make room for one more 48 KiB slot:
+/// 2. A fourth ring stage (STAGES = 4): the 32 KiB the smaller staging frees, plus the 18 KiB
+///    step 5 leaves unused (209 of 227 KiB), make room for one more 48 KiB slot:
 ///    4 x 48 + 2 x 16 + 1 (alignment) = 225 KiB <= 227 KiB. One more k-tile in flight covers
 ///    the producer's latency while the consumers sit in their epilogue.
 /// 3. One release per warpgroup and block (WARPGROUP_RELEASE): after wgmma.wait_group, the

@@ -193,39 +193,40 @@ __device__ __forceinline__ void record_timeout(unsigned* error, const WaitSite& 
   r.has_slot = site.has_slot;
 }
 
+namespace detail {
+/// @brief What every wait_or_report flavour does once its wait returned: a wait that gave up
+///        records who waited on what (record_timeout()); a completed one may be delayed by the
+///        TUTORIAL_PERTURB build (perturb.cuh), as a parked warp would be.
+/// @return @p completed.
+__device__ __forceinline__ bool report_wait(bool completed, std::uint32_t parity, unsigned* error,
+                                            const WaitSite& site) {
+  if (!completed) {
+    record_timeout(error, site, parity);
+    return false;
+  }
+  perturb(Perturb::kAfterWait, site.step);
+  return true;
+}
+}  // namespace detail
+
 /// @brief wait_parity_bounded(), then, on a timeout, record_timeout(); after a completed wait
 ///        the TUTORIAL_PERTURB build may delay this warp (perturb.cuh), as a parked warp would be.
 /// @return true when the phase completed.
 __device__ __forceinline__ bool wait_or_report(std::uint64_t* bar, std::uint32_t parity,
                                                unsigned* error, const WaitSite& site) {
-  if (!wait_parity_bounded(bar, parity)) {
-    record_timeout(error, site, parity);
-    return false;
-  }
-  perturb(Perturb::kAfterWait, site.step);
-  return true;
+  return detail::report_wait(wait_parity_bounded(bar, parity), parity, error, site);
 }
 
 /// @brief The same at cluster scope (wait_parity_bounded_cluster).
 __device__ __forceinline__ bool wait_or_report_cluster(std::uint64_t* bar, std::uint32_t parity,
                                                        unsigned* error, const WaitSite& site) {
-  if (!wait_parity_bounded_cluster(bar, parity)) {
-    record_timeout(error, site, parity);
-    return false;
-  }
-  perturb(Perturb::kAfterWait, site.step);
-  return true;
+  return detail::report_wait(wait_parity_bounded_cluster(bar, parity), parity, error, site);
 }
 
 /// @brief The same for the sm_80 chapters (test_wait_parity_bounded).
 __device__ __forceinline__ bool test_wait_or_report(std::uint64_t* bar, std::uint32_t parity,
                                                     unsigned* error, const WaitSite& site) {
-  if (!test_wait_parity_bounded(bar, parity)) {
-    record_timeout(error, site, parity);
-    return false;
-  }
-  perturb(Perturb::kAfterWait, site.step);
-  return true;
+  return detail::report_wait(test_wait_parity_bounded(bar, parity), parity, error, site);
 }
 
 /// @brief The device word that kernels with bounded waits atomicOr a reason into (0: every

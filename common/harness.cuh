@@ -145,18 +145,19 @@ struct VariantList {
 
 /// @brief A chapter's description: everything run_chapter() needs besides the Problem type.
 ///
-/// Every chapter's main() builds one with the constructor, which takes what every chapter
-/// names (its id, title, variants and the tour's pair), then sets only its own fields (sizes,
-/// options, sweeps, timeline) by name, and passes it to run_chapter().
+/// Every chapter builds one in its `chapter()` function (the last one in its main.cu) with the
+/// constructor, which takes what every chapter names (its id, variants, the tour's pair and its
+/// title), then sets only its own fields (sizes, options, sweeps, timeline) by name; main() is
+/// the one line `return tut::run_chapter(argc, argv, chNN::chapter());`.
 template <class Problem>
 struct Chapter {
   /// An empty description, filled field by field (the harness's own tests build fake ones).
   Chapter() = default;
-  /// The fields every chapter sets: the executable @p name, its one-line @p heading, its
-  /// @p registry of variants in reading order, and the tour's pair: the key of the lesson's
-  /// variant (@p lesson) and of the baseline it is compared with (@p baseline).
-  Chapter(std::string name, std::string heading, std::vector<Variant<Problem>> registry,
-          std::string lesson, std::string baseline)
+  /// The fields every chapter sets: the executable @p name, its @p registry of variants in
+  /// reading order, the tour's pair (the key of the lesson's variant, @p lesson, and of the
+  /// baseline it is compared with, @p baseline) and the one-line @p heading printed first.
+  Chapter(std::string name, std::vector<Variant<Problem>> registry, std::string lesson,
+          std::string baseline, std::string heading)
       : id(std::move(name)),
         title(std::move(heading)),
         variants(std::move(registry)),

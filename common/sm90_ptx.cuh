@@ -1,8 +1,9 @@
 /// @file sm90_ptx.cuh
 /// @brief The Hopper instructions that `cuda::ptx` (CCCL 3.0) does not provide, one thin
-///        wrapper each: wgmma (fence, the m64n256k16 MMA, commit, wait) and its shared-memory
-///        matrix descriptor, setmaxnreg, elect.sync, a named barrier, and the remote mbarrier
-///        arrive with the default (release, CTA-scope) semantics.
+///        wrapper each: wgmma (fence, the m64n256k16 and m64n128k16 MMAs, commit, wait) and
+///        its shared-memory matrix descriptor, setmaxnreg, elect.sync, a named barrier, the remote mbarrier
+///        arrive with the default (release, CTA-scope) semantics, and the 16-byte load from a
+///        cluster peer's shared memory.
 ///
 /// Everything CCCL does provide (mbarrier init/arrive/wait, cp.async.bulk and the tensor-map
 /// copies, the proxy and mbarrier-init fences, the cluster barrier and special registers) the
@@ -80,11 +81,13 @@ __device__ __forceinline__ void wgmma_wait_group() {
 #endif
 }
 
-/// @brief Pins the 128 accumulators at this point of the program: the compiler may not move
-///        their reads (the epilogue) above a wgmma_wait_group, which it cannot see is about them.
-__device__ __forceinline__ void fence_accumulators(float (&d)[128]) {
+/// @brief Pins the accumulators (128 of m64n256k16, 64 of m64n128k16) at this point of the
+///        program: the compiler may not move their reads (the epilogue) above a
+///        wgmma_wait_group, which it cannot see is about them.
+template <int N>
+__device__ __forceinline__ void fence_accumulators(float (&d)[N]) {
 #pragma unroll
-  for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i])::"memory");
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
 /// @brief One warpgroup MMA, D[64 x 256] (+)= A[64 x 16] * B[256 x 16]^T, bf16 in, fp32
@@ -125,6 +128,26 @@ __device__ __forceinline__ void wgmma_m64n256k16(float (&d)[128], std::uint64_t 
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]),
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
       : "l"(desc_a), "l"(desc_b), "r"(accumulate)
+      : "memory");
+#else
+  (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
+#endif
+}
+
+/// @brief The same MMA with half the width, D[64 x 128] (+)= A[64 x 16] * B[128 x 16]^T: 64
+///        accumulators per thread, in the same fragment layout (j < 64, col < 128).
+__device__ __forceinline__ void wgmma_m64n128k16(float (&d)[64], std::uint64_t desc_a,
+                                                 std::uint64_t desc_b, bool accumulate) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\nwgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+               "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+               "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+               "}, %64, %65, p, 1, 1, 0, 0;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(static_cast<int>(accumulate))
       : "memory");
 #else
   (void)d, (void)desc_a, (void)desc_b, (void)accumulate;
@@ -218,6 +241,20 @@ __device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsig
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
       "r"(rank)
       : "memory");
+}
+
+/// @brief `ld.shared::cluster.v4.f32`: 16 bytes from the shared memory of another block of the
+///        cluster. @p remote is the generic address `__cluster_map_shared_rank` returned for
+///        it; converted to its shared::cluster address (as `cuda::ptx` does for its remote
+///        mbarrier forms), the load goes over the SM-to-SM network, not through L2. `cuda::ptx`
+///        (CCCL 3.0) has `ld` only for the global space.
+__device__ __forceinline__ float4 ld_shared_cluster_v4(const float4* remote) {
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(remote)))
+               : "memory");
+  return v;
 }
 
 }  // namespace tut

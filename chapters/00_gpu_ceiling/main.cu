@@ -145,19 +145,21 @@ inline bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const st
   return ok;
 }
 
-}  // namespace ch00
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The point (the tour's pair): 16 bytes per load instruction against 4, both at full
-  // occupancy.
-  tut::Chapter<ch00::Problem> ch(
-      "ch00_gpu_ceiling",
-      "Chapter 00: your GPU and its ceiling (cudaMemcpyAsync vs plain copy kernels)",
-      ch00::variants(), "v2_vec4", "v1_word");
-  ch00::set_sizes(ch);
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair): 16 bytes per load instruction against 4, both at full
+// occupancy.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch00_gpu_ceiling", variants(), "v2_vec4", "v1_word",
+      "Chapter 00: your GPU and its ceiling (cudaMemcpyAsync vs plain copy kernels)");
+  set_sizes(ch);
   ch.memcpy_ceiling = false;  // v0 *is* the memcpy ceiling, timed like every other variant
-  ch.after_table = ch00::size_sweep;
-  return tut::run_chapter(argc, argv, ch);
+  ch.after_table = size_sweep;
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch00::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

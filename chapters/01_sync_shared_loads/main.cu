@@ -83,19 +83,21 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
                                            " --blocks-per-sm=" + std::to_string(bps));
 }
 
-}  // namespace ch01
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The point (the tour's pair), at one block per SM (where only the loads in flight hide
-  // latency): staging through shared memory synchronously, against the same reversal with no
-  // staging at all.
-  tut::Chapter<ch01::Problem> ch(
-      "ch01_sync_shared_loads",
-      "Chapter 01: synchronous global->shared loads (LDG + STS + BAR.SYNC)", ch01::variants(),
-      "v1_stream_low", "v2_direct_low");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair), at one block per SM (where only the loads in flight hide
+// latency): staging through shared memory synchronously, against the same reversal with no
+// staging at all.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch01_sync_shared_loads", variants(), "v1_stream_low", "v2_direct_low",
+      "Chapter 01: synchronous global->shared loads (LDG + STS + BAR.SYNC)");
   tut::stencil_stream::set_sizes(ch);  // --size, the check sizes, --blocks-per-sm
-  ch.timeline = ch01::record_timeline;  // --timeline: v1 traced
-  return tut::run_chapter(argc, argv, ch);
+  ch.timeline = record_timeline;  // --timeline: v1 traced
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch01::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -63,17 +63,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch02
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The point (the tour's pair): the stencil's loads made asynchronous and completed by one
-  // barrier, against chapter 01's synchronous stencil, both at full occupancy.
-  tut::Chapter<ch02::Problem> ch(
-      "ch02_memcpy_async_barrier",
-      "Chapter 02: cuda::memcpy_async completed by a cuda::barrier (LDGSTS + mbarrier)",
-      ch02::variants(), "v1_stencil_async", "v0_stencil");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair): the stencil's loads made asynchronous and completed by one
+// barrier, against chapter 01's synchronous stencil, both at full occupancy.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch02_memcpy_async_barrier", variants(),
+      "v1_stencil_async", "v0_stencil",
+      "Chapter 02: cuda::memcpy_async completed by a cuda::barrier (LDGSTS + mbarrier)");
   tut::stencil_stream::set_sizes(ch);  // --size, the check sizes, --blocks-per-sm
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch02::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

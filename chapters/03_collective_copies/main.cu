@@ -68,17 +68,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch03
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The point (the tour's pair): the tile as one collective call (on sm_90 one bulk copy)
-  // against chapter 02's per-thread copies, the same tiles and bytes, both at full occupancy.
-  tut::Chapter<ch03::Problem> ch(
-      "ch03_collective_copies",
-      "Chapter 03: collective block copies (cg::memcpy_async, cuda::memcpy_async(block, ...))",
-      ch03::variants(), "v2_cuda_block_full", "v0_perthread_full");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair): the tile as one collective call (on sm_90 one bulk copy)
+// against chapter 02's per-thread copies, the same tiles and bytes, both at full occupancy.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch03_collective_copies", variants(),
+      "v2_cuda_block_full", "v0_perthread_full",
+      "Chapter 03: collective block copies (cg::memcpy_async, cuda::memcpy_async(block, ...))");
   tut::stencil_stream::set_sizes(ch);  // --size, the check sizes, --blocks-per-sm
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch03::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -190,25 +190,27 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
   return tut::write_chapter_timeline(path, kernels, p.cfg, "ch04_pipeline_prefetch", flags) && ok;
 }
 
-}  // namespace ch04
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): the 8-stage ring at one block per SM against chapter 01's
-  // kernel there.
-  tut::Chapter<ch04::Problem> ch(
-      "ch04_pipeline_prefetch",
-      "Chapter 04: multi-stage prefetch with cuda::pipeline (cp.async commit/wait groups)",
-      ch04::variants(), "v2_pipe_s8_low", "v1_sync_low");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): the 8-stage ring at one block per SM against chapter 01's
+// kernel there.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch04_pipeline_prefetch", variants(), "v2_pipe_s8_low", "v1_sync_low",
+      "Chapter 04: multi-stage prefetch with cuda::pipeline (cp.async commit/wait groups)");
   // --size: bytes, multiples of one uint4, default 1 GiB; room for input, output and the memcpy
   // ceiling's two buffers (the sweep's problem, with the expected output on the GPU, fits too)
   tut::set_buffer_sizes(ch);
-  ch.check_sizes = ch04::check_sizes();  // problem.cuh says why the largest gives every ring laps
+  ch.check_sizes = check_sizes();  // problem.cuh says why the largest gives every ring laps
   ch.extra_options = {
       tut::blocks_per_sm_option("blocks per SM for the *_low variants and sweep 2"),
       {"rounds", "integer multiply-adds per 32-bit word in the compute step", 0, 0, 4096}};
-  ch.after_table = ch04::run_sweeps;
-  ch.timeline = ch04::record_timeline;  // --timeline: v1 and the 1-, 2-, 8-slot rings
-  return tut::run_chapter(argc, argv, ch);
+  ch.after_table = run_sweeps;
+  ch.timeline = record_timeline;  // --timeline: v1 and the 1-, 2-, 8-slot rings
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch04::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

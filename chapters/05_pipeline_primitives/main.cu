@@ -51,18 +51,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch05
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): the primitives against chapter 04's API, same loop, same
-  // depth, 1 block/SM.
-  tut::Chapter<ch05::Problem> ch(
-      "ch05_pipeline_primitives",
-      "Chapter 05: the __pipeline_* primitives (cp.async, commit/wait groups, arrive_on)",
-      ch05::variants(), "v1_prim16_s4", "v0_pipeline_s4");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): the primitives against chapter 04's API, same loop, same
+// depth, 1 block/SM.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch05_pipeline_primitives", variants(), "v1_prim16_s4", "v0_pipeline_s4",
+      "Chapter 05: the __pipeline_* primitives (cp.async, commit/wait groups, arrive_on)");
   tut::reversed_tiles::set_sizes(ch);  // --size and the check sizes (the workload's header)
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for every variant")};
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch05::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

@@ -87,18 +87,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch06
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): raw PTX with 7 tiles in flight against chapter 05's kernel
-  // with 3, 1 block/SM.
-  tut::Chapter<ch06::Problem> ch(
-      "ch06_ptx_cp_async",
-      "Chapter 06: raw PTX cp.async (.ca/.cg, src-size, commit_group, wait_group)",
-      ch06::variants(), "v1_cg16_s8", "v0_prim16_s4");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): raw PTX with 7 tiles in flight against chapter 05's kernel
+// with 3, 1 block/SM.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch06_ptx_cp_async", variants(), "v1_cg16_s8", "v0_prim16_s4",
+      "Chapter 06: raw PTX cp.async (.ca/.cg, src-size, commit_group, wait_group)");
   tut::reversed_tiles::set_sizes(ch);  // --size and the check sizes (the workload's header)
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM (every variant but *_full)")};
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch06::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

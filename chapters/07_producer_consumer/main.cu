@@ -122,20 +122,23 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
   return tut::write_chapter_timeline(path, kernels, p.cfg, "ch07_producer_consumer", flags) && ok;
 }
 
-}  // namespace ch07
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The chapter's point (the tour's pair) at 1 block/SM: the split that wins (2 producer warps,
-  // 8 slots) against the unified pipeline with the same ring.
-  tut::Chapter<ch07::Problem> ch(
-      "ch07_producer_consumer",
-      "Chapter 07: producer/consumer warps through a block-scope cuda::pipeline",
-      ch07::variants(), "v1_split_p2c6_s8", "v0_unified_s8");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The chapter's point (the tour's pair) at 1 block/SM: the split that wins (2 producer warps,
+// 8 slots) against the unified pipeline with the same ring.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch07_producer_consumer", variants(),
+      "v1_split_p2c6_s8", "v0_unified_s8",
+      "Chapter 07: producer/consumer warps through a block-scope cuda::pipeline");
   tut::set_buffer_sizes(ch);  // bytes, multiples of one float4
-  ch.check_sizes = ch07::kCheckSizes;
+  ch.check_sizes = kCheckSizes;
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for every variant")};
-  ch.timeline = ch07::record_timeline;
-  return tut::run_chapter(argc, argv, ch);
+  ch.timeline = record_timeline;
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch07::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

@@ -101,19 +101,22 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {
     16, 48, 1008, 4096 - 16, 5 * 4096 + 16 * 45, (1u << 20) + 16 * 7, 8u << 20};
 
-}  // namespace ch08
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The tour's pair, in the regime where the extra LDGSTS of divergent issue could show: one
-  // block per SM.
-  tut::Chapter<ch08::Problem> ch(
-      "ch08_warp_divergence",
-      "Chapter 08: warp divergence around memcpy_async (per-thread commit groups)",
-      ch08::variants(), "v1_divergent_low", "v0_converged_low");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The tour's pair, in the regime where the extra LDGSTS of divergent issue could show: one
+// block per SM.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch08_warp_divergence", variants(),
+      "v1_divergent_low", "v0_converged_low",
+      "Chapter 08: warp divergence around memcpy_async (per-thread commit groups)");
   tut::set_buffer_sizes(ch);  // bytes, multiples of one 16-byte chunk
-  ch.check_sizes = ch08::kCheckSizes;
+  ch.check_sizes = kCheckSizes;
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch08::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

@@ -125,17 +125,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {16,        48, 1008, 4096 - 16, 5 * 4096 + 16 * 45,
                                                         (1u << 20) + 16 * 7, 8u << 20};
 
-}  // namespace ch09
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The tour's pair: the promise that costs (the synchronous byte loop) against the 16-byte
-  // promise.
-  tut::Chapter<ch09::Problem> ch(
-      "ch09_alignment", "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback",
-      ch09::variants(), "v6_align1", "v0_align16");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The tour's pair: the promise that costs (the synchronous byte loop) against the 16-byte
+// promise.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch09_alignment", variants(), "v6_align1", "v0_align16",
+      "Chapter 09: alignment - cp.async 16/8/4 B or the synchronous fallback");
   tut::set_buffer_sizes(ch);
-  ch.check_sizes = ch09::kCheckSizes;
-  return tut::run_chapter(argc, argv, ch);
+  ch.check_sizes = kCheckSizes;
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch09::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

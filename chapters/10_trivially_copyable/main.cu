@@ -100,18 +100,20 @@ inline std::vector<tut::Variant<Problem>> variants() {
 inline const std::vector<std::uint64_t> kCheckSizes = {96, 192, 24 * 28, 24 * 252,
                                                         24 * (5 * 256 + 36), 96 * 87382};
 
-}  // namespace ch10
-
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The tour's pair: the same plain data, promised 16-byte alignment, against a plain size_t
-  // (4-byte copies).
-  tut::Chapter<ch10::Problem> ch(
-      "ch10_trivially_copyable",
-      "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async",
-      ch10::variants(), "v1_aos_align16", "v0_aos_sizet");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The tour's pair: the same plain data, promised 16-byte alignment, against a plain size_t
+// (4-byte copies).
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch10_trivially_copyable", variants(), "v1_aos_align16", "v0_aos_sizet",
+      "Chapter 10: trivially copyable element types, AoS vs SoA in memcpy_async");
   tut::set_buffer_sizes(ch, 96, " (4 particles of 24 B)");
-  ch.check_sizes = ch10::kCheckSizes;
-  return tut::run_chapter(argc, argv, ch);
+  ch.check_sizes = kCheckSizes;
+  return ch;
 }
-#endif
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch10::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

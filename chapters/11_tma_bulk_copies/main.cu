@@ -184,22 +184,23 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
          ok;
 }
 
-}  // namespace ch11
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): one issuing thread per block at 1 block/SM against 256
+// cp.async threads.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch11_tma_bulk_copies", variants(), "v1_bulk_ptx_low", "v0_cpasync_low",
+      "Chapter 11: TMA bulk copies (cp.async.bulk + mbarrier transaction counts)");
+  ch.min_cc_major = 9;  // cp.async.bulk, mbarrier expect_tx: sm_90
+  tut::set_buffer_sizes(ch, 16, ", the bulk-copy size rule");
+  ch.check_sizes = kCheckSizes;
+  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
+  ch.timeline = record_timeline;  // --timeline: v1's ring traced
+  return ch;
+}
+
+}
 
 // A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
 #ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): one issuing thread per block at 1 block/SM against 256
-  // cp.async threads.
-  tut::Chapter<ch11::Problem> ch(
-      "ch11_tma_bulk_copies",
-      "Chapter 11: TMA bulk copies (cp.async.bulk + mbarrier transaction counts)",
-      ch11::variants(), "v1_bulk_ptx_low", "v0_cpasync_low");
-  ch.min_cc_major = 9;  // cp.async.bulk, mbarrier expect_tx: sm_90
-  tut::set_buffer_sizes(ch, 16, ", the bulk-copy size rule");
-  ch.check_sizes = ch11::kCheckSizes;
-  ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  ch.timeline = ch11::record_timeline;  // --timeline: v1's ring traced
-  return tut::run_chapter(argc, argv, ch);
-}
-#endif
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch11::chapter()); }
+#endif  // TUTORIAL_CHAPTER_TEST

@@ -1,7 +1,8 @@
 /// @file kernels.cuh
 /// @brief Chapter 12's lesson kernels in variant order: v0 (cp.async baseline), v1 (TMA tensor
 ///        loads in raw PTX), v2 (cuda::ptx, 128-byte swizzle), v3 (TMA load + TMA store),
-///        v4-v7 (conflict-free row reads, tile shapes, the control), the probe the tests use,
+///        v4-v7 (conflict-free row reads, tile shapes, the control), v8 (a pipeline per warp:
+///        a deep ring of loads, TMA stores from staging tiles), the probe the tests use,
 ///        and the launchers.
 //
 // Chapter 12: TMA tensor maps (2D) - the copy engine understands rows, strides and edges
@@ -397,6 +398,114 @@ __global__ void __launch_bounds__(THREADS)
 }
 
 // ---------------------------------------------------------------------------------------------
+// v8: one pipeline per warp - a private ring of loads, TMA stores from private staging tiles
+// ---------------------------------------------------------------------------------------------
+// v2-v7 share one ring per block and release its slots with __syncthreads: thread 0 cannot
+// refill a slot before the slowest warp is done with it, and at one block per SM the ring is
+// all that is in flight. v8 gives every warp its own pipeline and no block barrier at all after
+// the set-up:
+//   - a ring of SLOTS_PER_WARP slots, each one BOX_ROWS x 32 box (SWIZZLE_128B: 128 B rows),
+//     filled by the warp's lane 0 on the slot's full barrier; the warp takes the block's tiles
+//     warp, warp + CONSUMER_WARPS, ..., so a block keeps CONSUMER_WARPS * SLOTS_PER_WARP boxes
+//     of loads in flight (v8: 4 x 4 x 8 KiB = 128 KiB, the whole SM's share);
+//   - the transpose through shared memory: lane l reads chunk k of box row r = 32 g + l with one
+//     conflict-free LDS.128 (v4's read), and writes its four floats into a dense staging tile of
+//     32 output rows x BOX_ROWS output columns, out[4k + i][r]: 32 lanes, 32 consecutive
+//     floats per store, conflict-free;
+//   - the output leaves through a TMA store (UTMASTG) of the whole staging tile, issued by lane
+//     0 and clipped at the matrix edges by the TMA unit; two staging tiles per warp alternate,
+//     and `cp.async.bulk.wait_group.read 1` (lane 0, then __syncwarp) says the older one has
+//     been read out before the warp overwrites it. No thread ever waits on a global store.
+// One fence.proxy.async per lane per tile orders both generic-proxy accesses before the async
+// proxy that follows them: its LDS of the slot before the TMA refill (write after read), and
+// its STS of the staging tile before the TMA store reads it (read after write). __syncwarp then
+// hands both to lane 0. Each full barrier has one waiting warp, so the ring needs no empty
+// barriers: the warp's own progress (wait, read, fence, refill) is the release.
+// A timeout stops only the warp that gave up (it has recorded its wait); its stores drain first.
+template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+__global__ void __launch_bounds__(CONSUMER_WARPS * 32)
+    transpose_v8_warp_rings_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
+                                   const __grid_constant__ CUtensorMap map_out, int n,
+                                   unsigned* d_error) {
+  namespace ptx = cuda::ptx;
+  static_assert(BOX_ROWS % 32 == 0 && BOX_ROWS <= 256, "whole 32-row groups, TMA box <= 256");
+  constexpr int BOX_FLOATS = BOX_ROWS * TILE;             // one slot = one staging tile
+  constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;     // a multiple of 1024: boxes stay aligned
+  constexpr int STAGING_TILES = 2;                        // per warp: fill one, store the other
+  float* s_slots = reinterpret_cast<float*>(aligned_dynamic_smem());  // [warps][SLOTS][box]
+  float* s_staging = s_slots + CONSUMER_WARPS * SLOTS_PER_WARP * BOX_FLOATS;  // [warps][2][tile]
+  __shared__ __align__(8) std::uint64_t full[CONSUMER_WARPS * SLOTS_PER_WARP];
+  const TileGrid<BOX_ROWS, TILE> g(n);
+  const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  // This warp's tiles: the block's tiles warp, warp + CONSUMER_WARPS, ...; its i-th one is
+  // matrix tile tut::block_tile(warp + i * CONSUMER_WARPS).
+  const std::size_t warp_tiles =
+      my_tiles > static_cast<std::size_t>(warp) ? (my_tiles - 1 - warp) / CONSUMER_WARPS + 1 : 0;
+  auto matrix_tile_of = [&](std::size_t i) { return tut::block_tile(warp + i * CONSUMER_WARPS); };
+  float* my_slots = s_slots + warp * SLOTS_PER_WARP * BOX_FLOATS;
+  float* my_staging = s_staging + warp * STAGING_TILES * BOX_FLOATS;
+  std::uint64_t* my_full = full + warp * SLOTS_PER_WARP;
+  init_full_barriers(full);  // the one block barrier: every warp's barriers are initialised
+  auto produce = [&](std::size_t i) {  // lane 0: this warp's tile i into its slot i % SLOTS
+    const std::size_t matrix_tile = matrix_tile_of(i);
+    const int s = static_cast<int>(i % SLOTS_PER_WARP);
+    tut::perturb(tut::Perturb::kBeforeTmaIssue, static_cast<std::uint32_t>(i));
+    load_box(my_slots + s * BOX_FLOATS, &map_in_sw128, g.col0(matrix_tile), g.row0(matrix_tile),
+             &my_full[s], BOX_BYTES);
+  };
+  if (lane == 0)
+    for (std::size_t i = 0; i < warp_tiles && i < SLOTS_PER_WARP; ++i) produce(i);  // prologue
+  tut::RingPosition<SLOTS_PER_WARP> ring;
+  for (std::size_t i = 0; i < warp_tiles; ++i, ring.advance()) {
+    // Has my box landed in my slot? (a timeout names this warp, its full[] entry and tile)
+    const tut::WaitSite site = tut::WaitSite::consumer_warp(warp)
+                                   .on(tut::Barrier::kFull, warp * SLOTS_PER_WARP + ring.slot)
+                                   .at_tile(static_cast<unsigned>(i))
+                                   .expecting(BOX_BYTES);
+    const bool landed = tut::wait_or_report(&my_full[ring.slot], ring.phase, d_error, site);
+    if (__any_sync(0xffffffffu, !landed)) {  // a timeout: drain my stores, this warp stops
+      if (lane == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+      return;
+    }
+    // Staging tile i % 2 was last stored two tiles ago; at most one newer store may still read.
+    if (lane == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<STAGING_TILES - 1>{});
+    __syncwarp();  // ...and every lane knows it before writing the tile again
+    const float* box = my_slots + ring.slot * BOX_FLOATS;             // 128B-swizzled rows
+    float* stage = my_staging + static_cast<int>(i % STAGING_TILES) * BOX_FLOATS;  // [32][BOX_ROWS]
+    // One 32-row group (8 chunks per lane) at a time: its 8 LDS.128 are issued before its
+    // STS, which the compiler would not reorder by itself (slot and staging tile are both
+    // shared memory, so a store might alias a later load).
+#pragma unroll
+    for (int group = 0; group < BOX_ROWS / 32; ++group) {
+      const int r = group * 32 + lane;  // my box row = my output column
+      float4 v[TILE / 4];
+#pragma unroll
+      for (int k = 0; k < TILE / 4; ++k)  // chunk k of row r sits at chunk k ^ (r % 8)
+        v[k] = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
+#pragma unroll
+      for (int k = 0; k < TILE / 4; ++k) {  // in[r][4k + i] = out[4k + i][r]
+        stage[(4 * k + 0) * BOX_ROWS + r] = v[k].x;
+        stage[(4 * k + 1) * BOX_ROWS + r] = v[k].y;
+        stage[(4 * k + 2) * BOX_ROWS + r] = v[k].z;
+        stage[(4 * k + 3) * BOX_ROWS + r] = v[k].w;
+      }
+    }
+    tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(i));
+    ptx::fence_proxy_async(ptx::space_shared);  // my LDS before the refill, my STS before the store
+    __syncwarp();                               // the whole warp's reads and writes, to lane 0
+    if (lane == 0) {
+      const std::size_t matrix_tile = matrix_tile_of(i);
+      const std::int32_t store_at[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, stage);
+      ptx::cp_async_bulk_commit_group();
+      if (i + SLOTS_PER_WARP < warp_tiles) produce(i + SLOTS_PER_WARP);  // the slot I just read
+    }
+  }
+  if (lane == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // epilogue: stores complete
+}
+
+// ---------------------------------------------------------------------------------------------
 // probe: one box, copied raw to global (the tests use it to see the out-of-bounds fill)
 // ---------------------------------------------------------------------------------------------
 __global__ void probe_box_kernel(const __grid_constant__ CUtensorMap map, int x, int y,
@@ -452,6 +561,22 @@ void launch_transpose_v4(const CUtensorMap& map, float* d_out, int n, unsigned* 
       std::size_t{RING_STAGES} * BOXES_X * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
   tut::launch_persistent(transpose_v4_tma_rowread_kernel<BOX_ROWS, BOXES_X, RING_STAGES>, THREADS,
                          smem, sms, blocks_per_sm, s, map, d_out, n, d_error);
+}
+
+// v8: per warp SLOTS_PER_WARP load slots and two staging tiles, all BOX_ROWS x 32 floats.
+// map_in_sw128's box must be 32 x BOX_ROWS (columns x rows), map_out's BOX_ROWS x 32.
+template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+constexpr std::size_t v8_smem() {
+  return std::size_t{CONSUMER_WARPS} * (SLOTS_PER_WARP + 2) * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
+}
+template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+void launch_transpose_v8(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out, int n,
+                         unsigned* d_error, int sms, int blocks_per_sm, cudaStream_t s) {
+  constexpr std::size_t smem = v8_smem<BOX_ROWS, CONSUMER_WARPS, SLOTS_PER_WARP>();
+  static_assert(smem <= 227 * 1024, "more dynamic shared memory than one block may have");
+  tut::launch_persistent(transpose_v8_warp_rings_kernel<BOX_ROWS, CONSUMER_WARPS, SLOTS_PER_WARP>,
+                         CONSUMER_WARPS * 32, smem, sms, blocks_per_sm, s, map_in_sw128, map_out,
+                         n, d_error);
 }
 
 // One block; the box whose first element is column x, row y, raw (swizzled as the map says).

@@ -72,10 +72,12 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn() {
 
 /// A row-major rows x cols float matrix at `base`, read or written in TILE x TILE boxes.
 /// Coordinates are innermost first: dimension 0 = column (x), dimension 1 = row (y).
-/// `box_rows` (default TILE) makes a taller box: TILE columns x box_rows rows (v5, v6).
+/// `box_rows` (default TILE) makes a taller box: TILE columns x box_rows rows (v5, v6, v8);
+/// `box_cols` (default TILE) a wider one (v8's staging tiles: box_rows columns x TILE rows).
 inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uint64_t rows,
-                                 CUtensorMapSwizzle swizzle, std::uint32_t box_rows = TILE) {
-  const std::string why = tensor_map_violation(base, cols, rows, TILE, box_rows, swizzle);
+                                 CUtensorMapSwizzle swizzle, std::uint32_t box_rows = TILE,
+                                 std::uint32_t box_cols = TILE) {
+  const std::string why = tensor_map_violation(base, cols, rows, box_cols, box_rows, swizzle);
   if (!why.empty()) {
     std::fprintf(stderr, "ch12: error: cannot describe this matrix to the TMA unit: %s\n",
                  why.c_str());
@@ -84,7 +86,7 @@ inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uin
   CUtensorMap map;
   const cuuint64_t dims[2] = {cols, rows};
   const cuuint64_t strides[1] = {cols * sizeof(float)};  // bytes from one row to the next
-  const cuuint32_t box[2] = {TILE, box_rows};
+  const cuuint32_t box[2] = {box_cols, box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
   CU_CHECK(encode_tiled_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
                              dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
@@ -119,6 +121,9 @@ struct Problem {
     map_out = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE);
     map_in_sw128_r128 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 128);  // v5
     map_in_sw128_r256 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 256);  // v6
+    map_in_sw128_r64 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 64);    // v8
+    map_out_c64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 64);  // v8 stores
+    map_out_c128 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 128);
   }
   void poison(cudaStream_t s) {
     d_out.poison(s);
@@ -146,6 +151,7 @@ struct Problem {
   tut::ErrorWord d_error;
   std::vector<std::uint32_t> h_in, want;
   CUtensorMap map_in{}, map_in_sw128{}, map_out{}, map_in_sw128_r128{}, map_in_sw128_r256{};
+  CUtensorMap map_in_sw128_r64{}, map_out_c64{}, map_out_c128{};  // v8: 32 x 64 in, 64 x 32 out
 };
 
 // Check sizes (the matrix side N): one partial box; one box minus a column chunk; a box plus 4
@@ -153,7 +159,10 @@ struct Problem {
 // the harness's lap check (two blocks): N = 2052 is 65 x 65 = 4225 tiles of 32 x 32, over 2000
 // per block, more than 260 laps of the 8-slot rings; the tallest boxes (256 x 32, v6, 3 slots)
 // give 9 x 65 = 585 tiles, 292 per block, 97 laps; v7's 32 x 128 tiles (4 slots) 65 x 17 =
-// 1105, 552 per block, 138 laps. Every ring wraps far more than 3 times.
+// 1105, 552 per block, 138 laps; v8's 64 x 32 tiles 33 x 65 = 2145, 1072 per block, 268 per
+// warp, 67 laps of each warp's 4 slots (its 2 staging tiles alternate 134 times each), and
+// v8's 128 x 32 tiles 17 x 65 = 1105, 552 per block, 276 per warp of two, 69 laps. Every ring
+// wraps far more than 3 times. N = 4 and 28 leave three of v8's four warps without a tile.
 inline const std::vector<std::uint64_t> kCheckSizes = {4, 28, 36, 100, 260, 1028, 2052};
 
 // Laps of a ring of `stages` slots that each block of a `blocks`-block grid makes at side n,
@@ -222,21 +231,36 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) {
           launch_transpose_v4<32, 4, 4>(p.map_in_sw128, p.out(), p.n, p.err(), p.sms(), 0, s);
         });
+  v.add("v8_warp_rings_full", "v8 warp rings + TMA stores",
+        "a pipeline per warp: 4-slot ring of 64x32 boxes, transpose, TMA store from 2 staging "
+        "tiles; 4 warps x 4 x 8 KiB = 128 KiB of loads in flight per block, no block barrier",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v8<64, 4, 4>(p.map_in_sw128_r64, p.map_out_c64, p.n, p.err(), p.sms(),
+                                        0, s);
+        });
+  v.add("v8_warp_rings_low", "v8 warp rings, low", same_at_low,
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v8<64, 4, 4>(p.map_in_sw128_r64, p.map_out_c64, p.n, p.err(), p.sms(),
+                                        p.blocks_per_sm(), s);
+        });
+  v.add("v8_rings_tall128_low", "v8 128x32 boxes, 2 warps, low",
+        "v8 with 128x32 boxes (16 KiB) and 2 warps: the same 128 KiB in flight, 512 B written "
+        "per output row and tile instead of 256 B; at --blocks-per-sm blocks per SM",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v8<128, 2, 4>(p.map_in_sw128_r128, p.map_out_c128, p.n, p.err(),
+                                         p.sms(), p.blocks_per_sm(), s);
+        });
   add_negatives(v);  // broken.cuh
   return v.list;
 }
 
-}  // namespace ch12
-
-// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): the TMA-fed transpose with tall boxes against the
-  // cp.async-fed one, both at full occupancy (the regime the chapter's table compares).
-  tut::Chapter<ch12::Problem> ch(
-      "ch12_tma_tensor_maps",
-      "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)",
-      ch12::variants(), "v6_tma_tall256_full", "v0_cpasync_full");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): the TMA-fed transpose with tall boxes against the
+// cp.async-fed one, both at full occupancy (the regime the chapter's table compares).
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch12_tma_tensor_maps",
+      variants(), "v6_tma_tall256_full", "v0_cpasync_full",
+      "Chapter 12: TMA tensor maps (cp.async.bulk.tensor.2d, swizzle, TMA store)");
   ch.min_cc_major = 9;  // TMA: sm_90
   ch.size_help =
       "the matrix side N (not bytes): an N x N float matrix, N a multiple of 4 (TMA's 16-byte "
@@ -244,9 +268,15 @@ int main(int argc, char** argv) {
   ch.size_multiple = 4;
   ch.max_size = 32768;
   ch.default_size = [](const tut::DeviceSummary&) { return std::uint64_t{16384}; };
-  ch.check_sizes = ch12::kCheckSizes;  // why these: above
+  ch.check_sizes = kCheckSizes;  // why these: above
   ch.device_bytes = [](std::uint64_t n) { return 4 * 4 * n * n + (std::size_t{64} << 20); };
   ch.extra_options = {tut::blocks_per_sm_option("blocks per SM for the *_low variants")};
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch12::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -129,26 +129,28 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch13
-
-// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
-#ifndef TUTORIAL_CHAPTER_TEST
-int main(int argc, char** argv) {
-  // The lesson (the tour's pair): one multicast per table tile for a cluster of 4, against
-  // every block loading the table itself (both one block per row, the same grid).
-  tut::Chapter<ch13::Problem> ch(
-      "ch13_clusters_multicast", "Chapter 13: clusters, distributed shared memory, TMA multicast",
-      ch13::variants(), "v3_multicast_ptx", "v0_bulk");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The lesson (the tour's pair): one multicast per table tile for a cluster of 4, against
+// every block loading the table itself (both one block per row, the same grid).
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch13_clusters_multicast", variants(), "v3_multicast_ptx", "v0_bulk",
+      "Chapter 13: clusters, distributed shared memory, TMA multicast");
   ch.min_cc_major = 9;  // clusters, DSMEM, st.async, multicast: sm_90
   tut::set_buffer_sizes(ch, 16, "; rows of 64 KiB");  // in and out; default 1 GiB
-  ch.check_sizes = ch13::kCheckSizes;                  // why these: above
+  ch.check_sizes = kCheckSizes;                  // why these: above
   ch.after_table = [](const tut::RunConfig&, cudaStream_t, const std::string&) {
     std::printf("largest cluster for the multicast kernel (256 threads, 64 KiB smem): %d "
                 "portable, %d with cudaFuncAttributeNonPortableClusterSizeAllowed\n",
-                ch13::max_cluster_size(ch13::broadcast_v3_multicast_ptx_kernel, false),
-                ch13::max_cluster_size(ch13::broadcast_v3_multicast_ptx_kernel, true));
+                max_cluster_size(broadcast_v3_multicast_ptx_kernel, false),
+                max_cluster_size(broadcast_v3_multicast_ptx_kernel, true));
     return true;
   };
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch13::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

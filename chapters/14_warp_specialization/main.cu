@@ -147,14 +147,9 @@ inline bool record_timeline(const tut::RunConfig& run, cudaStream_t s, const std
   return tut::write_chapter_timeline(path, traces, p.cfg, "ch14_warp_specialization", flags) && ok;
 }
 
-}  // namespace ch14
-
-#ifndef TUTORIAL_CHAPTER_TEST
-namespace {
-
-bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
-                     const std::string& json_path) {
-  const auto all = ch14::variants();
+inline bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
+                            const std::string& json_path) {
+  const auto all = variants();
   std::printf("\nIntensity sweep (LCG steps per word; GB/s = bytes read + written per second):\n");
   std::printf("%9s | %-28s | %10s | %10s | %s\n", "intensity", "variant", "median ms", "GB/s",
               "check");
@@ -164,7 +159,7 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
   for (int intensity : {0, 8, 32, 128, 512}) {
     tut::RunConfig cfg = base;
     cfg.extras["intensity"] = intensity;
-    ch14::Problem p(cfg);
+    Problem p(cfg);
     for (const auto& v : all) {
       if (v.key != "v0_pipeline" && v.key != "v1_ws_s2" && v.key != "v1_ws_s4") continue;
       const bool passed = tut::run_and_verify(p, v, stream).ok();
@@ -184,27 +179,30 @@ bool intensity_sweep(const tut::RunConfig& base, cudaStream_t stream,
   return tut::write_sweep_json(json_path, json.str()) && ok;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // The point (the tour's pair): the warp-specialized TMA ring against the Ampere-style roles,
-  // both at the default 1 block/SM, where only the copies in flight can hide the latency.
-  tut::Chapter<ch14::Problem> ch(
-      "ch14_warp_specialization",
-      "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)",
-      ch14::variants(), "v1_ws_s4", "v0_pipeline");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair): the warp-specialized TMA ring against the Ampere-style roles,
+// both at the default 1 block/SM, where only the copies in flight can hide the latency.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch14_warp_specialization", variants(), "v1_ws_s4", "v0_pipeline",
+      "Chapter 14: warp specialization (TMA producer warp, consumer warps, full/empty mbarriers)");
   ch.min_cc_major = 9;
   tut::set_buffer_sizes(ch);  // bytes per buffer, a multiple of 16, default 1 GiB
   // Why these sizes (and how the largest gives the lap check 42 laps of the deepest ring):
-  // the comment on ch14::check_sizes() above.
-  ch.check_sizes = ch14::check_sizes();
+  // the comment on check_sizes() above.
+  ch.check_sizes = check_sizes();
   ch.extra_options = {
       {"intensity",
        "LCG steps per word in the consumers (0 = pure copy; nvcc fuses two into one IMAD)", 32, 0,
        4096},
       tut::blocks_per_sm_option("resident blocks per SM (each: 1 producer + 4 consumer warps)", 8)};
   ch.after_table = intensity_sweep;
-  ch.timeline = ch14::record_timeline;  // --timeline: v1 at 2 and 4 slots traced (above)
-  return tut::run_chapter(argc, argv, ch);
+  ch.timeline = record_timeline;  // --timeline: v1 at 2 and 4 slots traced (above)
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch14::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

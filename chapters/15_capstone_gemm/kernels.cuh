@@ -217,7 +217,13 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
   if (tid == 0)  // prologue: every slot gets a tile
     for (int s = 0; s < STAGES && s < num_k_tiles; ++s) issue(s, s);
   tut::RingPosition<STAGES> pos;
-  for (int kt = 0; kt < num_k_tiles; ++kt, pos.advance()) {
+  // The k loop has ONE exit, its condition: a `return` from inside the loop (where the block
+  // learns that a wait gave up) gives it a second exit edge, and ptxas then copies the 64
+  // accumulators and the loaded operands between registers at every back edge, about 33 MOV
+  // per k-tile on top of 1024 FFMA, paid on every iteration and not only on a timeout (the
+  // notes compare the SASS).
+  bool gave_up = false;  // some wait of this block gave up (it named itself in g.error)
+  for (int kt = 0; kt < num_k_tiles && !gave_up; ++kt, pos.advance()) {
     // try_wait acquires the phase: the TMA's writes of tile kt are visible after it.
     const auto site = tut::WaitSite::warp(threadIdx.x / 32)
                           .on(tut::Barrier::kFull, pos.slot)
@@ -234,11 +240,12 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
     // Everyone has finished reading the slot: only now may the TMA overwrite it. The same
     // barrier tells every thread whether some wait gave up, so the block leaves together.
     tut::perturb(tut::Perturb::kBeforeRelease, kt);
-    if (__syncthreads_or(!landed)) return;  // a wait gave up: it named itself in g.error
-    // EXERCISE-BEGIN: refill the slot everyone has just released with the tile STAGES ahead, if the matrix has one (one thread issues)
-    if (tid == 0 && kt + STAGES < num_k_tiles) issue(kt + STAGES, pos.slot);
+    gave_up = __syncthreads_or(!landed);  // the same in every thread: the block stops together
+    // EXERCISE-BEGIN: refill the slot everyone has just released with the tile STAGES ahead, if the matrix has one and no wait gave up (one thread issues)
+    if (tid == 0 && kt + STAGES < num_k_tiles && !gave_up) issue(kt + STAGES, pos.slot);
     // EXERCISE-END
   }
+  if (gave_up) return;  // C stays unwritten (poisoned); the error word says which wait gave up
   store_block_tile(g, acc, m0, n0, ty, tx);
 #else
   (void)tmap_a;

@@ -191,24 +191,24 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch15
-
-#ifndef TUTORIAL_CHAPTER_TEST
-#include <string>
-
-int main(int argc, char** argv) {
-  // The point (the tour's pair): the same register-blocked kernel fed by TMA against it fed
-  // synchronously.
-  tut::Chapter<ch15::Problem> ch(
-      "ch15_capstone_gemm",
-      "Chapter 15: capstone SGEMM, naive -> tiles -> registers -> cp.async -> TMA, vs cuBLAS",
-      ch15::variants(), "v5_tma", "v3_register");
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The point (the tour's pair): the same register-blocked kernel fed by TMA against it fed
+// synchronously.
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch15_capstone_gemm", variants(), "v5_tma", "v3_register",
+      "Chapter 15: capstone SGEMM, naive -> tiles -> registers -> cp.async -> TMA, vs cuBLAS");
   tut::set_square_gemm_sizes(ch, 3, 4);  // A, B, C in fp32
-  // Why these sizes, and how the largest makes every ring wrap: ch15::check_sizes() above.
-  ch.check_sizes = ch15::check_sizes();
+  // Why these sizes, and how the largest makes every ring wrap: check_sizes() above.
+  ch.check_sizes = check_sizes();
   ch.after_table = [](const tut::RunConfig& base, cudaStream_t s, const std::string& json) {
-    return tut::gemm_size_sweep(base, s, json, "ch15_capstone_gemm", ch15::variants());
+    return tut::gemm_size_sweep(base, s, json, "ch15_capstone_gemm", variants());
   };
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch15::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

@@ -93,15 +93,17 @@ __device__ __forceinline__ void store_pair(const GemmArgs& g, int row, int col, 
 }
 
 /// The 64 x 256 accumulator of one warpgroup (wgmma's fragment layout, see
-/// tut::wgmma_m64n256k16) stored straight from registers at rows m0.., columns n0.. of C,
-/// masked (store_pair) at the ragged edges: the epilogue of steps 2-4.
-__device__ __forceinline__ void store_accumulators(const GemmArgs& g, const float (&d)[128],
+/// tut::wgmma_m64n256k16; N = 128) or its 64 x 128 one (tut::wgmma_m64n128k16; N = 64) stored
+/// straight from registers at rows m0.., columns n0.. of C, masked (store_pair) at the ragged
+/// edges: the epilogue of steps 2-4 and 7.
+template <int N>
+__device__ __forceinline__ void store_accumulators(const GemmArgs& g, const float (&d)[N],
                                                    int m0, int n0) {
   const int tid = threadIdx.x % 128;
   const int row = m0 + 16 * (tid / 32) + (tid % 32) / 4;
   const int col = n0 + 2 * (tid % 4);
 #pragma unroll
-  for (int j = 0; j < 128; j += 4) {
+  for (int j = 0; j < N; j += 4) {
     store_pair(g, row, col + 8 * (j / 4), d[j], d[j + 1]);
     store_pair(g, row + 8, col + 8 * (j / 4), d[j + 2], d[j + 3]);
   }

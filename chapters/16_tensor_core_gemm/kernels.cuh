@@ -16,9 +16,11 @@
 ///     step 6  step 5's kernel with levers: a 16 KiB staging stored box
 ///             by box, a fourth ring stage, one slot release per
 ///             warpgroup and block (each lever a row, then all three)   step6_levers.cuh
+///     step 7  small problems: 128 x 128 tiles, split-K over a 2-block
+///             cluster reduced through DSMEM, a size-dispatched choice  step7_small_tiles.cuh
 ///
 /// Each step file holds its constants, its kernel and its launcher in a namespace named after
-/// the step (ch16::step1 ... ch16::step6). What they share is in gemm_common.cuh; the Hopper
+/// the step (ch16::step1 ... ch16::step7). What they share is in gemm_common.cuh; the Hopper
 /// instructions that cuda::ptx lacks (wgmma, its descriptor, setmaxnreg, elect.sync) in
 /// common/sm90_ptx.cuh. The negatives (each must FAIL) are in broken.cuh; the host side
 /// (problem, references, cuBLAS, variants) in main.cu.
@@ -33,3 +35,4 @@
 #include "step4_cluster.cuh"
 #include "step5_persistent.cuh"
 #include "step6_levers.cuh"
+#include "step7_small_tiles.cuh"

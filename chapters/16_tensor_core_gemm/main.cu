@@ -204,6 +204,16 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "step 5 with one slot-free arrival per warpgroup and block (4, not 16)", launch_step6<step6::WarpgroupRelease>);
   v.add("step6_levers", "6 all levers (6a + 6b + 6c)",
         "16 KiB box staging, 4 ring slots, one release per warpgroup and block", launch_step6<step6::AllLevers>);
+  v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
+        "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
+        [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step7_split_k_cluster", "7b 128x128 split-K, DSMEM reduce",
+        "7a in 2-block clusters: each block half of K, partials added via ld.shared::cluster",
+        [](Problem& p, cudaStream_t s) { step7::launch_split_k(p.map_a128, p.map_b128, p.args(), s); });
+  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7b / 5)",
+        "step7::choose_schedule on tile counts against SMs: "
+        "step 5 if its tiles fill 7/8 of the SMs, else 7b or 7a",
+        [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })
@@ -212,18 +222,13 @@ inline std::vector<tut::Variant<Problem>> variants() {
   return v.list;
 }
 
-}  // namespace ch16
-
-// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
-#ifndef TUTORIAL_CHAPTER_TEST
-namespace {
-
 // --timeline: step 3 traced on a 2048^3 problem (--size caps it lower; 128 output tiles of
 // 128 x 256: one wave, one block per SM, each block 32 stages of K, 8 laps of the 4-slot
 // ring), blocks 0 and 1 wherever they run. The traced run is checked like any other run.
-bool record_timeline(const tut::RunConfig& base, cudaStream_t stream, const std::string& path) {
+inline bool record_timeline(const tut::RunConfig& base, cudaStream_t stream,
+                            const std::string& path) {
   const tut::RunConfig cfg = tut::timeline_config(base, 2048);
-  ch16::Problem p(cfg);
+  Problem p(cfg);
   tut::TraceRecorder rec({2, 3, 256}, 0);  // blocks 0 and 1, 3 lanes, 256 events per lane
   std::vector<tut::KernelTrace> traces;
   const bool ok = tut::trace_checked_run(
@@ -231,21 +236,19 @@ bool record_timeline(const tut::RunConfig& base, cudaStream_t stream, const std:
       {"step3_warp_specialized", "3 warp-specialized, 2 consumer WGs",
        {"producer (elected lane)", "consumer warpgroup 1", "consumer warpgroup 2"}, {}},
       traces, [&](cudaStream_t s, auto trace) {
-        ch16::step3::launch_kernel(ch16::step3::gemm_step3_warp_specialized_kernel<decltype(trace)>,
-                                   p.map_a128, p.map_b256, p.args(), s, trace);
+        step3::launch_kernel(step3::gemm_step3_warp_specialized_kernel<decltype(trace)>,
+                             p.map_a128, p.map_b256, p.args(), s, trace);
       });
   return ok && tut::write_chapter_timeline(path, traces, cfg, "ch16_tensor_core_gemm");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // The tour's pair: the last step (persistent, TMA store) against the first (mma.sync).
-  tut::Chapter<ch16::Problem> ch(
-      "ch16_tensor_core_gemm",
+// The chapter main() hands to tut::run_chapter(): name, heading, registry, sizes, options.
+// The tour's pair: the last step (persistent, TMA store) against the first (mma.sync).
+inline tut::Chapter<Problem> chapter() {
+  tut::Chapter<Problem> ch("ch16_tensor_core_gemm", variants(),
+      "step5_persistent_tma_store", "step1_mma_sync",
       "Chapter 16: BF16 GEMM on Hopper tensor cores, mma.sync -> wgmma+TMA -> warp "
-      "specialization -> cluster multicast -> persistent, vs cuBLAS",
-      ch16::variants(), "step5_persistent_tma_store", "step1_mma_sync");
+      "specialization -> cluster multicast -> persistent, vs cuBLAS");
   ch.min_cc_major = 9;
   // wgmma (steps 2-5) and the multicast tensor copy exist only in sm_90a code, and an sm_120a
   // build of gemm_common.cuh does not compile at all: the whole chapter runs from an sm_90a
@@ -259,9 +262,15 @@ int main(int argc, char** argv) {
   ch.extra_options = {{"sweep", "1: run the 1024..8192 size sweep after the table, 0: skip it", 1, 0, 1}};
   ch.after_table = [](const tut::RunConfig& base, cudaStream_t s, const std::string& json) {
     return base.extra("sweep") == 0 ||
-           tut::gemm_size_sweep(base, s, json, "ch16_tensor_core_gemm", ch16::variants());
+           tut::gemm_size_sweep(base, s, json, "ch16_tensor_core_gemm", variants());
   };
   ch.timeline = record_timeline;  // --timeline: step 3 traced at 2048^3 (or --size, if less)
-  return tut::run_chapter(argc, argv, ch);
+  return ch;
 }
+
+}
+
+// A test includes this file with TUTORIAL_CHAPTER_TEST defined, for the Problem and the registry.
+#ifndef TUTORIAL_CHAPTER_TEST
+int main(int argc, char** argv) { return tut::run_chapter(argc, argv, ch16::chapter()); }
 #endif  // TUTORIAL_CHAPTER_TEST

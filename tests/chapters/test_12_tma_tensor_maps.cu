@@ -38,7 +38,8 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                                            "v2_tma_sw128_full", "v2_tma_sw128_low",
                                            "v3_tma_store_full", "v4_tma_rowread_full",
                                            "v5_tma_tall128_full", "v6_tma_tall256_full",
-                                           "v7_tma_wide4x32_full"));
+                                           "v7_tma_wide4x32_full", "v8_warp_rings_full",
+                                           "v8_warp_rings_low", "v8_rings_tall128_low"));
 
 // Every ring variant, with the grid capped at two blocks at the largest check size: the
 // harness's lap check, here per variant (the rings wrap hundreds of times).
@@ -56,6 +57,10 @@ TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
   EXPECT_GE(ch12::ring_laps(n, 128, 32, 4, 2), 3u);            // v5
   EXPECT_GE(ch12::ring_laps(n, 256, 32, 3, 2), 3u);            // v6
   EXPECT_GE(ch12::ring_laps(n, 32, 128, 4, 2), 3u);            // v7
+  // v8: each of a block's 4 (2) warps has its own 4-slot ring of 64 x 32 (128 x 32) tiles, and
+  // takes every 4th (2nd) of the block's tiles: its laps are the block's over 4 x 4 (2 x 4) slots.
+  EXPECT_GE(ch12::ring_laps(n, 64, 32, 4 * 4, 2), 3u);
+  EXPECT_GE(ch12::ring_laps(n, 128, 32, 2 * 4, 2), 3u);
 }
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {

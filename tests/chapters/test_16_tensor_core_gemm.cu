@@ -108,6 +108,29 @@ TEST(Ch16Laps, LargestCheckSizeWrapsEveryRingThreeTimesOnTwoBlocks) {
   EXPECT_GE(pairs * ws_ktiles, 3 * ch16::step4::STAGES);  // steps 4, 5: one cluster walks all pairs
   EXPECT_GE(pairs * ws_ktiles, 3 * ch16::step6::AllLevers::STAGES);  // step 6's 4-slot ring
   EXPECT_GE(ch16::ceil_div(s, ch16::step1::BK), 3 * ch16::step1::STAGES);  // step 1, per tile
+  // Step 7: 128 x 128 tiles, two blocks (7a) or one 2-block cluster (7b) for all of them;
+  // 7b's rank 1 has the shorter half of K, and its hand-off barriers complete once per tile.
+  const int small_tiles = ch16::ceil_div(s, ch16::step7::BM) * ch16::ceil_div(s, ch16::step7::BN);
+  const int k7 = ch16::ceil_div(s, ch16::step7::BK);
+  EXPECT_GE((small_tiles / 2) * k7, 3 * ch16::step7::Config<1>::STAGES);
+  EXPECT_GE(small_tiles * (k7 / 2), 3 * ch16::step7::Config<2>::STAGES);
+  EXPECT_GE(small_tiles, 3);  // ready and taken change phase at least twice
+}
+
+TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
+  // Host only: step7::choose_schedule on the H200's 132 SMs at the sweep's sizes and the
+  // chapter's check sizes.
+  using ch16::step7::Schedule;
+  const auto at = [](int n) { return ch16::step7::choose_schedule(n, n, n, 132); };
+  EXPECT_EQ(at(1024), Schedule::kSplitK);      // 32 large tiles; 64 small ones, 128 blocks
+  EXPECT_EQ(at(2048), Schedule::kLargeTiles);  // 128 large tiles >= 7/8 of 132
+  EXPECT_EQ(at(4096), Schedule::kLargeTiles);
+  EXPECT_EQ(at(8192), Schedule::kLargeTiles);
+  EXPECT_EQ(at(517), Schedule::kSplitK);       // 25 tiles, 9 k-tiles: the check covers 7b
+  EXPECT_EQ(at(256), Schedule::kSmallTiles);   // 4 k-tiles: too short to split
+  EXPECT_EQ(at(1), Schedule::kSmallTiles);
+  // A wide, shallow problem: 128 small tiles, two blocks each would overfill the wave.
+  EXPECT_EQ(ch16::step7::choose_schedule(1024, 2048, 1024, 132), Schedule::kSmallTiles);
 }
 
 TEST(Ch16Reference, KnownProductOnThePaddedLayout) {

@@ -1,0 +1,290 @@
+/// @file step7_small_tiles.cuh
+/// @brief Chapter 16, step 7: a schedule for the small problems, where steps 3-5's 128 x 256
+///        tiles leave most of the GPU idle - smaller tiles, then split-K across the two blocks
+///        of a cluster with the partial sums added through distributed shared memory.
+///
+/// At 1024^3 a 128 x 256 tile grid has 8 x 4 = 32 tiles for 132 SMs, and each tile's K loop is
+/// only 16 k-tiles of 64: the ring's fill and the epilogue are a large part of every block's
+/// life, and 100 SMs do nothing. Two levers, each its own row:
+///
+///   gemm_step7_small_tiles_kernel   128 x 128 tiles (two consumer warpgroups of 64 x 128,
+///                                   wgmma m64n128k16): twice the tiles of step 3, 64 at 1024^3,
+///                                   and a block small enough (97 KiB, 112 registers) that two
+///                                   fit on an SM, so one block's fill and epilogue overlap the
+///                                   other's MMAs once there are more tiles than SMs.
+///   gemm_step7_split_k_kernel       the same tile, computed by a 2-block cluster: block rank r
+///                                   takes half r of the K loop (split-K), so 1024^3 has
+///                                   64 x 2 = 128 blocks, and every block's K loop is half as
+///                                   long. The two fp32 partial tiles are then added through
+///                                   distributed shared memory (DSMEM), half of the tile in each
+///                                   block, so both blocks share the epilogue too.
+///
+/// Block = 9 warps: warps 0-7 are the two consumer warpgroups (wgmma needs whole, aligned
+/// warpgroups), warp 8 the producer, one elected lane of which issues the TMA loads. With 64
+/// accumulators per thread the consumers need no more than the launch allocation, so unlike
+/// steps 3-5 there is no setmaxnreg and the producer is one warp, not a warpgroup. The ring is
+/// step 3's: full[s] (one arrival + the TMA's bytes), empty[s] (one arrival per consumer warp
+/// once its MMAs have read the slot).
+///
+/// The split-K hand-off, per tile (one partial buffer, 64 x 128 fp32 = 32 KiB, per block):
+///   rank 0: warpgroup 0 REDUCES rows 0..63,  warpgroup 1 EXPORTS rows 64..127
+///   rank 1: warpgroup 0 EXPORTS rows 0..63,  warpgroup 1 REDUCES rows 64..127
+///   exporter: wait taken (the peer has read my previous partial: its loads are over); write
+///             my accumulators into my partial buffer; each thread arrives on the PEER's
+///             ready (release at cluster scope: my stores before the arrival).
+///   reducer:  wait ready (acquire at cluster scope: the peer's stores are visible); add the
+///             peer's partial (ld.shared::cluster) to my accumulators; each thread arrives on
+///             the peer's taken (release: my loads before its next stores); store the rows.
+/// The sum of two fp32 partial sums of exact bf16 products is itself an fp32 summation of
+/// those products (in another order), so main.cu's error bound covers it unchanged.
+#pragma once
+
+#include "common/ring.cuh"
+#include "gemm_common.cuh"
+#include "step5_persistent.cuh"  // the large-tile schedule of the size dispatch
+
+namespace ch16::step7 {
+
+constexpr int BM = 128, BN = 128, BK = 64;
+constexpr int CONSUMER_WARPS = 8, PRODUCER_WARP = 8, THREADS = 9 * 32;
+constexpr int A_BYTES = BM * BK * 2;  // 16 KiB
+constexpr int B_BYTES = BN * BK * 2;  // 16 KiB
+constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+constexpr int PARTIAL_BYTES = 64 * BN * 4;  // one warpgroup's fp32 partial tile: 32 KiB
+
+/// What differs between the two rows. SPLIT = 1: 3 slots, 97 KiB, two blocks per SM (the
+/// launch bound caps registers at 65536 / (2 x 288) = 113, rounded down to 112); SPLIT = 2: 4
+/// slots plus the partial buffer, 161 KiB, one block per SM (each block's half of K is short:
+/// 8 k-tiles at 1024^3).
+template <int SPLIT>
+struct Config {
+  static_assert(SPLIT == 1 || SPLIT == 2, "split-K over the two blocks of a cluster, or none");
+  static constexpr int STAGES = SPLIT == 1 ? 3 : 4;
+  static constexpr int BLOCKS_PER_SM = SPLIT == 1 ? 2 : 1;
+  static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + (SPLIT > 1 ? PARTIAL_BYTES : 0) + 1024;
+};
+static_assert(Config<1>::BLOCKS_PER_SM * (Config<1>::SMEM_BYTES + 1024) <= 228 * 1024,
+              "two blocks of the 128 x 128 step fit in an SM's 228 KiB (1 KiB reserved per block)");
+static_assert(Config<2>::SMEM_BYTES <= 227 * 1024, "the split-K block fits in 227 KiB");
+
+/// The four K16 slices of one stage for a 64 x 128 accumulator: as gemm_common's mma_stage,
+/// with B 128 rows wide.
+__device__ __forceinline__ void mma_stage_n128(float (&d)[64], const unsigned char* a,
+                                               const unsigned char* b, bool accumulate) {
+  const std::uint64_t da = tut::smem_desc_sw128(a), db = tut::smem_desc_sw128(b);
+#pragma unroll
+  for (int k = 0; k < 4; ++k) tut::wgmma_m64n128k16(d, da + 2 * k, db + 2 * k, accumulate || k > 0);
+}
+
+/// The producer's part of k-tile @p kt once the slot is free: arm full[slot] with the stage's
+/// bytes (its one arrival), then the two TMA boxes, A (128 rows of the tile) and B (128 rows).
+__device__ __forceinline__ void load_stage(unsigned char* slot, std::uint64_t* full_slot,
+                                           const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                           int kt, TileCoord tc) {
+  tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
+  ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, full_slot, STAGE_BYTES);
+  tma_load_2d(slot, &map_a, full_slot, kt * BK, tc.m0);
+  tma_load_2d(slot + A_BYTES, &map_b, full_slot, kt * BK, tc.n0);
+}
+
+/// One arrival on the mbarrier at the same offset in the cluster peer's shared memory, with
+/// release semantics at cluster scope: this thread's earlier memory accesses (the partial's
+/// stores, or the loads of the peer's partial) happen before the peer's acquire of that phase.
+/// tut::mbarrier_arrive_remote's default semantics (release at CTA scope) would not order them
+/// for a thread of ANOTHER block.
+__device__ __forceinline__ void arrive_on_peer(std::uint64_t* bar, unsigned peer) {
+  ptx::mbarrier_arrive(ptx::sem_release, ptx::scope_cluster, ptx::space_cluster,
+                       static_cast<std::uint64_t*>(__cluster_map_shared_rank(bar, peer)));
+}
+
+/// Both rows' body. SPLIT = 1: a plain grid of blocks, one tile each (grid-stride when the
+/// grid is capped). SPLIT = 2: a grid of 2-block clusters, one tile per cluster, block rank r
+/// taking k-tiles [r * half, (r + 1) * half), half = ceil(k-tiles / 2); a block whose half is
+/// empty (K <= 64) contributes zeros. Barrier initialisation follows the init fence rule:
+/// used only inside the block (SPLIT = 1), fence.proxy.async.shared::cta + __syncthreads;
+/// arrived on by the peer (SPLIT = 2: ready, taken), fence.mbarrier_init.release.cluster + the
+/// cluster barrier.
+template <int SPLIT>
+__device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                                                const GemmArgs& g) {
+  constexpr int STAGES = Config<SPLIT>::STAGES;
+  extern __shared__ unsigned char smem_raw[];
+  unsigned char* ring = align_1024(smem_raw);
+  float4* partial = reinterpret_cast<float4*>(ring + STAGES * STAGE_BYTES);  // SPLIT = 2 only
+  __shared__ std::uint64_t full[STAGES], empty[STAGES];
+  __shared__ std::uint64_t ready, taken;  // the split-K hand-off (SPLIT = 2 only)
+  const unsigned rank = SPLIT > 1 ? ptx::get_sreg_cluster_ctarank() : 0;
+  const unsigned peer = rank ^ 1u;
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      ptx::mbarrier_init(&full[s], 1);
+      ptx::mbarrier_init(&empty[s], CONSUMER_WARPS);
+    }
+    if constexpr (SPLIT > 1) {
+      ptx::mbarrier_init(&ready, 128);  // every thread of the peer's exporting warpgroup
+      ptx::mbarrier_init(&taken, 128);  // every thread of the peer's reducing warpgroup
+      ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to the peer
+    } else {
+      ptx::fence_proxy_async(ptx::space_shared);  // the TMA (async proxy) sees initialised barriers
+    }
+  }
+  if constexpr (SPLIT > 1) {  // no block arrives on its peer's barriers before they exist
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  } else {
+    __syncthreads();  // the last block-wide barrier: from here on the roles never meet
+  }
+  const int tiles_m = ceil_div(g.M, BM), num_tiles = tiles_m * ceil_div(g.N, BN);
+  const int ktiles = ceil_div(g.K, BK), half = ceil_div(ktiles, SPLIT);
+  const int k_begin = min(ktiles, static_cast<int>(rank) * half);
+  const int k_end = min(ktiles, k_begin + half);
+  const int first_tile = blockIdx.x / SPLIT, tile_stride = gridDim.x / SPLIT;
+  const int warp = threadIdx.x / 32;
+  tut::RingPosition<STAGES> pos;  // each role walks the same ring, in the same order
+
+  if (warp == PRODUCER_WARP) {  // ---- producer: one elected lane ----
+    if (tut::elect_one_lane()) {
+      bool ok = true;
+      for (int tile = first_tile; tile < num_tiles && ok; tile += tile_stride) {
+        const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
+        for (int kt = k_begin; kt < k_end; ++kt, pos.advance()) {
+          // The consumers have released this slot (first lap: the phase before the current
+          // one, which counts as complete, so the wait returns at once).
+          ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error,
+                                   tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt));
+          if (!ok) break;
+          load_stage(ring + pos.slot * STAGE_BYTES, &full[pos.slot], map_a, map_b, kt, tc);
+        }
+      }
+    }
+  } else {  // ---- consumers: warpgroup 0 rows 0..63, warpgroup 1 rows 64..127 ----
+    const int warpgroup = warp / 4, row0 = warpgroup * 64, tid = threadIdx.x % 128;
+    const bool arrives = threadIdx.x % 32 == 0;  // one "slot free" arrival per warp
+    const bool reduces = SPLIT == 1 || warpgroup == static_cast<int>(rank);  // stores C rows
+    bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
+    std::uint32_t handoff_phase = 0;  // ready and taken complete one phase per tile
+    float d[64];
+    for (int tile = first_tile; tile < num_tiles; tile += tile_stride) {
+      const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
+      int previous_slot = -1;
+      for (int kt = k_begin; kt < k_end; ++kt, pos.advance()) {
+        const unsigned char* stage = ring + pos.slot * STAGE_BYTES;
+        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kFull, pos.slot).at_k_tile(kt).expecting(STAGE_BYTES);
+        timed_out = timed_out || !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site);
+        tut::wgmma_fence();
+        mma_stage_n128(d, stage + row0 * 128, stage + A_BYTES, kt > k_begin);
+        tut::wgmma_commit_group();
+        tut::wgmma_wait_group<1>();  // the previous k-tile's MMAs have read their slot
+        tut::perturb(tut::Perturb::kBeforeRelease, kt);
+        const int released = previous_slot;  // the slot the previous k-tile's MMAs read
+        previous_slot = pos.slot;
+        if (released >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[released]);  // the producer may refill it
+      }
+      tut::wgmma_wait_group<0>();
+      if (previous_slot >= 0 && arrives && !timed_out) ptx::mbarrier_arrive(&empty[previous_slot]);
+      if (k_begin == k_end)  // an empty half of K (K <= 64 and rank 1): a zero partial
+        for (int j = 0; j < 64; ++j) d[j] = 0.0f;
+      tut::fence_accumulators(d);
+      if constexpr (SPLIT > 1) {
+        if (!reduces) {  // ---- export: my partial, for the peer's reducing warpgroup ----
+          const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kConsumed).at_tile(tile);
+          // The peer's reads of my previous partial are over (first tile: returns at once).
+          if (!timed_out && !tut::wait_or_report_cluster(&taken, handoff_phase ^ 1, g.error, site))
+            timed_out = true;
+#pragma unroll
+          for (int j = 0; j < 64; j += 4)  // [j / 4][tid]: 16 bytes per thread, conflict-free
+            partial[(j / 4) * 128 + tid] = make_float4(d[j], d[j + 1], d[j + 2], d[j + 3]);
+          tut::perturb(tut::Perturb::kBeforeArrive, tile);
+          if (!timed_out) arrive_on_peer(&ready, peer);  // my partial's stores, then the peer's ready
+        } else {  // ---- reduce: add the peer's partial of the same rows ----
+          const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kReady).at_tile(tile);
+          if (!timed_out && !tut::wait_or_report_cluster(&ready, handoff_phase, g.error, site))
+            timed_out = true;
+          const float4* remote = static_cast<const float4*>(__cluster_map_shared_rank(partial, peer));
+#pragma unroll
+          for (int j = 0; j < 64; j += 4) {
+            const float4 v = tut::ld_shared_cluster_v4(remote + (j / 4) * 128 + tid);
+            d[j] += v.x, d[j + 1] += v.y, d[j + 2] += v.z, d[j + 3] += v.w;
+          }
+          tut::perturb(tut::Perturb::kBeforeRelease, tile);
+          if (!timed_out) arrive_on_peer(&taken, peer);  // my loads of its partial, then its taken
+        }
+        handoff_phase ^= 1u;
+      }
+      if (reduces) store_accumulators(g, d, tc.m0 + row0, tc.n0);
+    }
+  }
+  if constexpr (SPLIT > 1) {  // neither block exits while its peer may still read its partial
+    ptx::barrier_cluster_arrive(ptx::sem_release);  // or arrive on its barriers
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
+}
+
+/// 128 x 128 tiles, no split: one block per tile, two per SM.
+__global__ void __launch_bounds__(THREADS, Config<1>::BLOCKS_PER_SM)
+    gemm_step7_small_tiles_kernel(const __grid_constant__ CUtensorMap map_a,
+                                  const __grid_constant__ CUtensorMap map_b, GemmArgs g) {
+  small_tile_gemm<1>(map_a, map_b, g);
+}
+
+/// 128 x 128 tiles, K split over the two blocks of a cluster, reduced through DSMEM.
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, Config<2>::BLOCKS_PER_SM)
+    gemm_step7_split_k_kernel(const __grid_constant__ CUtensorMap map_a,
+                              const __grid_constant__ CUtensorMap map_b, GemmArgs g) {
+  small_tile_gemm<2>(map_a, map_b, g);
+}
+
+/// Output tiles of the 128 x 128 grid.
+inline int small_tiles(const GemmArgs& g) { return ceil_div(g.M, BM) * ceil_div(g.N, BN); }
+
+/// One block per tile (capped for the lap check; the kernel walks grid-stride).
+inline void launch_small_tiles(const CUtensorMap& a128, const CUtensorMap& b128,
+                               const GemmArgs& g, cudaStream_t s) {
+  constexpr int smem = Config<1>::SMEM_BYTES;
+  const int fit = tut::resident_occupancy(gemm_step7_small_tiles_kernel, THREADS, smem);
+  gemm_step7_small_tiles_kernel<<<tile_grid(small_tiles(g), fit), THREADS, smem, s>>>(a128, b128, g);
+}
+
+/// One 2-block cluster per tile; 161 KiB of shared memory per block: one block per SM.
+inline void launch_split_k(const CUtensorMap& a128, const CUtensorMap& b128, const GemmArgs& g,
+                           cudaStream_t s) {
+  constexpr int smem = Config<2>::SMEM_BYTES;
+  tut::opt_in_dynamic_smem(gemm_step7_split_k_kernel, smem);
+  gemm_step7_split_k_kernel<<<tile_grid(small_tiles(g) * 2, 1, 2), THREADS, smem, s>>>(a128, b128, g);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The size dispatch: which schedule a problem gets (host code, what a library's heuristic does)
+// ---------------------------------------------------------------------------------------------
+enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
+
+/// The rule, on tile counts against the SM count:
+///  1. the large-tile schedule (step 5: 128 x 256 tiles, persistent) when its tiles fill at
+///     least 7/8 of the SMs: there is a near-full wave of big tiles, and big tiles read the
+///     least from L2 per MAC;
+///  2. otherwise split-K when two blocks per 128 x 128 tile still fit in one wave
+///     (2 x tiles <= SMs) and each half of K keeps at least 4 k-tiles (K >= 512);
+///  3. otherwise 128 x 128 tiles without a split.
+/// On 132 SMs: 1024^3 has 32 large tiles and 64 small ones -> split-K (128 blocks);
+/// 2048^3 has 128 large tiles (>= 115.5) -> step 5.
+inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
+  const int large_tiles = ceil_div(M, 128) * ceil_div(N, 256);
+  if (8 * large_tiles >= 7 * sm_count) return Schedule::kLargeTiles;
+  const int tiles = ceil_div(M, BM) * ceil_div(N, BN);
+  if (2 * tiles <= sm_count && ceil_div(K, BK) >= 8) return Schedule::kSplitK;
+  return Schedule::kSmallTiles;
+}
+
+/// The dispatched launch: the schedule choose_schedule names, with the tensor maps it needs
+/// (A and B in boxes of 128 rows for all three; C in boxes of 64 rows for step 5's TMA store).
+inline void launch_dispatched(const CUtensorMap& a128, const CUtensorMap& b128,
+                              const CUtensorMap& c64, const GemmArgs& g, int sm_count,
+                              cudaStream_t s) {
+  switch (choose_schedule(g.M, g.N, g.K, sm_count)) {
+    case Schedule::kLargeTiles: step5::launch(a128, b128, c64, g, sm_count, s); break;
+    case Schedule::kSplitK: launch_split_k(a128, b128, g, s); break;
+    case Schedule::kSmallTiles: launch_small_tiles(a128, b128, g, s); break;
+  }
+}
+
+}  // namespace ch16::step7

@@ -2,8 +2,8 @@
 /// @brief The Hopper instructions that `cuda::ptx` (CCCL 3.0) does not provide, one thin
 ///        wrapper each: wgmma (fence, the m64n256k16 and m64n128k16 MMAs, commit, wait) and
 ///        its shared-memory matrix descriptor, setmaxnreg, elect.sync, a named barrier, the remote mbarrier
-///        arrive with the default (release, CTA-scope) semantics, and the 16-byte load from a
-///        cluster peer's shared memory.
+///        arrive with the default (release, CTA-scope) semantics, the 16-byte load from a
+///        cluster peer's shared memory, and the tensor-map prefetch.
 ///
 /// Everything CCCL does provide (mbarrier init/arrive/wait, cp.async.bulk and the tensor-map
 /// copies, the proxy and mbarrier-init fences, the cluster barrier and special registers) the
@@ -241,6 +241,18 @@ __device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsig
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
       "r"(rank)
       : "memory");
+}
+
+/// @brief `prefetch.tensormap`: bring the 128-byte tensor map at generic address @p map (a
+///        `__grid_constant__` kernel parameter) into the TMA unit's descriptor cache ahead of
+///        the first `cp.async.bulk.tensor` that names it, so that copy does not also wait for
+///        the descriptor's fetch. A hint only: it changes no result. `cuda::ptx` (CCCL 3.0)
+///        has the tensor-map replace and fence instructions, not this prefetch. PTX ISA 8.0,
+///        sm_90 and later (compiled away for older targets).
+__device__ __forceinline__ void prefetch_tensormap(const void* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+#endif
 }
 
 /// @brief `ld.shared::cluster.v4.f32`: 16 bytes from the shared memory of another block of the

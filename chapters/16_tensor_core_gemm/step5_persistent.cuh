@@ -103,7 +103,10 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
       tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
       unsigned char* a = ring + pos.slot * STAGE_BYTES;
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
-      tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
+      if constexpr (C::A_EVICT_LAST)  // A's rows, re-read by every tile column of the group
+        tut::tma_load_2d_l2_hint(a, &map_a, &full[pos.slot], kt * BK, tc.m0, tut::l2_policy_evict_last());
+      else
+        tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
       tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
                             kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
     }
@@ -164,7 +167,8 @@ __device__ __forceinline__ void store_tile(unsigned char* staging, const float (
 
 /// What step 5 fixes and step 6 varies (step6_levers.cuh): the ring's depth, the staging
 /// tile's size, how the consumers hand a slot back, how the epilogue leaves, the raster's
-/// group height and whether the kernel prefetches its tensor maps.
+/// group height, whether the kernel prefetches its tensor maps and whether A's loads ask L2 to
+/// keep their lines.
 struct Config {
   static constexpr int STAGES = step5::STAGES;
   static constexpr int STAGING_BYTES = step5::STAGING_BYTES;  // per consumer warpgroup
@@ -172,6 +176,7 @@ struct Config {
   static constexpr int EMPTY_ARRIVALS = CLUSTER * CONSUMER_WARPS;  // every consumer warp, both blocks
   static constexpr int GROUP_M = step5::GROUP_M;  // pair-rows per group of the raster
   static constexpr bool PREFETCH_MAPS = false;    // prefetch.tensormap at kernel start
+  static constexpr bool A_EVICT_LAST = false;     // A's loads with an L2 evict_last policy
   /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);

@@ -18,8 +18,8 @@
 ///
 /// Everything else (ring protocol, tile order, producer, main loop, register budget) is
 /// step 5's (step5::persistent_gemm). On top of all three, two more switches, each a row of
-/// its own (step6d-f, at the end of this file): the raster's group height and a prefetch of
-/// the tensor maps at kernel start.
+/// its own (step6d-g, at the end of this file): the raster's group height, a prefetch of
+/// the tensor maps at kernel start and an L2 cache policy on A's loads.
 #pragma once
 
 #include <cstring>
@@ -85,15 +85,17 @@ __device__ __forceinline__ void store_tile_by_boxes(unsigned char* staging, cons
 }
 
 /// Step 5's configuration with the three switches (the file comment says what each does),
-/// and the two that the rows on top of step 6 vary: the raster's group height (GROUP_M
-/// pair-rows) and the tensor-map prefetch at kernel start (PREFETCH_MAPS).
+/// and the three that the rows on top of step 6 vary: the raster's group height (GROUP_M
+/// pair-rows), the tensor-map prefetch at kernel start (PREFETCH_MAPS) and an L2 evict_last
+/// policy on A's loads (A_EVICT_LAST).
 template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
-          bool kPrefetchMaps = false>
+          bool kPrefetchMaps = false, bool kAEvictLast = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
   static constexpr int GROUP_M = kGroupM;
   static constexpr bool PREFETCH_MAPS = kPrefetchMaps;
+  static constexpr bool A_EVICT_LAST = kAEvictLast;
   static_assert(GROUP_M >= 1, "a group holds at least one pair-row");
   static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
@@ -139,6 +141,12 @@ struct PrefetchMaps : Levers<4, true, true, step5::GROUP_M, true> {};
 // changes nothing but which cluster gets which pair.
 struct GroupOf4 : Levers<4, true, true, 4> {};
 struct GroupOf16 : Levers<4, true, true, 16> {};
+// step6g: A's loads carry an L2 evict_last policy (B's stay as they are). In the grouped
+// walk a group's A rows (GROUP_M pair-rows x K: 16 MiB at 4096^3) are re-read by every tile
+// column of the group, one column after another, while a B column is re-read by the group's
+// pair-rows at about the same time (within a wave). Whether asking L2 to keep A's lines
+// helps is what the row measures (a hypothesis until then).
+struct EvictLastA : Levers<4, true, true, step5::GROUP_M, false, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

@@ -2,8 +2,9 @@
 /// @brief The Hopper instructions that `cuda::ptx` (CCCL 3.0) does not provide, one thin
 ///        wrapper each: wgmma (fence, the m64n256k16 and m64n128k16 MMAs, commit, wait) and
 ///        its shared-memory matrix descriptor, setmaxnreg, elect.sync, a named barrier, the remote mbarrier
-///        arrive with the default (release, CTA-scope) semantics, and the 16-byte load from a
-///        cluster peer's shared memory.
+///        arrive with the default (release, CTA-scope) semantics, the 16-byte load from a
+///        cluster peer's shared memory, the tensor-map prefetch, and the tensor-map load with an L2
+///        cache policy.
 ///
 /// Everything CCCL does provide (mbarrier init/arrive/wait, cp.async.bulk and the tensor-map
 /// copies, the proxy and mbarrier-init fences, the cluster barrier and special registers) the
@@ -241,6 +242,47 @@ __device__ __forceinline__ void mbarrier_arrive_remote(std::uint64_t* bar, unsig
       "mbarrier.arrive.shared::cluster.b64 _, [remote];\n}\n" ::"r"(smem_addr(bar)),
       "r"(rank)
       : "memory");
+}
+
+/// @brief `prefetch.tensormap`: bring the 128-byte tensor map at generic address @p map (a
+///        `__grid_constant__` kernel parameter) into the TMA unit's descriptor cache ahead of
+///        the first `cp.async.bulk.tensor` that names it, so that copy does not also wait for
+///        the descriptor's fetch. A hint only: it changes no result. `cuda::ptx` (CCCL 3.0)
+///        has the tensor-map replace and fence instructions, not this prefetch. PTX ISA 8.0,
+///        sm_90 and later (compiled away for older targets).
+__device__ __forceinline__ void prefetch_tensormap(const void* map) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+#endif
+}
+
+/// @brief `createpolicy.fractional.L2::evict_last`: a 64-bit L2 cache policy that asks L2 to
+///        keep the lines it covers (all of them: fraction 1.0) in preference to others, for
+///        data that will be read again soon. A hint: it changes no result.
+__device__ __forceinline__ std::uint64_t l2_policy_evict_last() {
+  std::uint64_t policy = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+#endif
+  return policy;
+}
+
+/// @brief The 2-D tensor-map load into this block's shared memory (as
+///        `cuda::ptx::cp_async_bulk_tensor`), with an L2 cache policy
+///        (`.L2::cache_hint`, e.g. from l2_policy_evict_last) for the lines it reads:
+///        CCCL 3.0's `cp_async_bulk_tensor` has no cache-hint form. The box at (@p c0, @p c1)
+///        of @p map lands at @p dst and completes its bytes on @p bar.
+__device__ __forceinline__ void tma_load_2d_l2_hint(void* dst, const void* map, std::uint64_t* bar,
+                                                    int c0, int c1, std::uint64_t policy) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+#else
+  __trap();  // tensor-map copies need sm_90
+#endif
 }
 
 /// @brief `ld.shared::cluster.v4.f32`: 16 bytes from the shared memory of another block of the

@@ -204,6 +204,11 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "step 5 with one slot-free arrival per warpgroup and block (4, not 16)", launch_step6<step6::WarpgroupRelease>);
   v.add("step6_levers", "6 all levers (6a + 6b + 6c)",
         "16 KiB box staging, 4 ring slots, one release per warpgroup and block", launch_step6<step6::AllLevers>);
+  // On top of step 6: one more switch per row.
+  v.add("step6d_prefetch_maps", "6d 6 + prefetch.tensormap", "step 6 prefetching its 3 tensor maps during the barrier init", launch_step6<step6::PrefetchMaps>);
+  v.add("step6e_group4", "6e 6 + raster groups of 4", "step 6 walking the tile pairs in groups of 4 pair-rows (not 8)", launch_step6<step6::GroupOf4>);
+  v.add("step6f_group16", "6f 6 + raster groups of 16", "step 6 walking the tile pairs in groups of 16 pair-rows (not 8)", launch_step6<step6::GroupOf16>);
+  v.add("step6g_evict_last_a", "6g 6 + A loads evict_last", "step 6 with an L2 evict_last policy on the TMA loads of A", launch_step6<step6::EvictLastA>);
   v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
         "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
         [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });

@@ -32,13 +32,14 @@ constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;
 static_assert(tut::RegisterBudget<128, PRODUCER_REGS, 256, CONSUMER_REGS, LAUNCH_REGS>::ok,
               "step 5's setmaxnreg budget");
 
-/// Grouped raster: walk GROUP_M pair-rows down one tile column before moving right, so the
+/// Grouped raster: walk @p kGroupM pair-rows down one tile column before moving right, so the
 /// A rows of a group and the B columns in use stay in L2 while the whole GPU works on them.
+template <int kGroupM = GROUP_M>
 __device__ __forceinline__ TileCoord grouped_pair_tile(int pair, int pairs_m, int tiles_n,
                                                        unsigned rank) {
-  const int per_group = GROUP_M * tiles_n;
-  const int first = (pair / per_group) * GROUP_M;
-  const int rows = min(GROUP_M, pairs_m - first);
+  const int per_group = kGroupM * tiles_n;
+  const int first = (pair / per_group) * kGroupM;
+  const int rows = min(kGroupM, pairs_m - first);
   const int q = pair % per_group;
   return step4::pair_tile((first + q % rows) + (q / rows) * pairs_m, pairs_m, rank);
 }
@@ -78,8 +79,9 @@ __device__ __forceinline__ void init_ring_barriers(std::uint64_t* full, std::uin
 }
 
 /// The producer warpgroup: one elected lane of warp 0 fills the ring as in step 4 (own A
-/// rows, its half of B multicast into both blocks), over the tile pairs in the grouped order.
-template <int STAGES>
+/// rows, its half of B multicast into both blocks), over the tile pairs in the grouped order
+/// of @p C (C::STAGES slots, C::GROUP_M pair-rows per group).
+template <class C>
 __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full,
                                         std::uint64_t* empty, const CUtensorMap& map_a,
                                         const CUtensorMap& map_b_half, const GemmArgs& g) {
@@ -89,10 +91,10 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
   const int pairs_m = ceil_div(ceil_div(g.M, BM), CLUSTER), tiles_n = ceil_div(g.N, BN);
   const int num_pairs = pairs_m * tiles_n, ktiles = ceil_div(g.K, BK);
   const int cluster_id = blockIdx.x / CLUSTER, clusters = gridDim.x / CLUSTER;
-  tut::RingPosition<STAGES> pos;
+  tut::RingPosition<C::STAGES> pos;
   bool ok = true;
   for (int pair = cluster_id; pair < num_pairs && ok; pair += clusters) {
-    const TileCoord tc = grouped_pair_tile(pair, pairs_m, tiles_n, rank);
+    const TileCoord tc = grouped_pair_tile<C::GROUP_M>(pair, pairs_m, tiles_n, rank);
     for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
       const auto site =
           tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
@@ -101,7 +103,10 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
       tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
       unsigned char* a = ring + pos.slot * STAGE_BYTES;
       ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared, &full[pos.slot], STAGE_BYTES);
-      tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
+      if constexpr (C::A_EVICT_LAST)  // A's rows, re-read by every tile column of the group
+        tut::tma_load_2d_l2_hint(a, &map_a, &full[pos.slot], kt * BK, tc.m0, tut::l2_policy_evict_last());
+      else
+        tma_load_2d(a, &map_a, &full[pos.slot], kt * BK, tc.m0);
       tma_load_2d_multicast(a + A_BYTES + rank * B_HALF_BYTES, &map_b_half, &full[pos.slot],
                             kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
     }
@@ -161,12 +166,17 @@ __device__ __forceinline__ void store_tile(unsigned char* staging, const float (
 }
 
 /// What step 5 fixes and step 6 varies (step6_levers.cuh): the ring's depth, the staging
-/// tile's size, how the consumers hand a slot back and how the epilogue leaves.
+/// tile's size, how the consumers hand a slot back, how the epilogue leaves, the raster's
+/// group height, whether the kernel prefetches its tensor maps and whether A's loads ask L2 to
+/// keep their lines.
 struct Config {
   static constexpr int STAGES = step5::STAGES;
   static constexpr int STAGING_BYTES = step5::STAGING_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = step5::SMEM_BYTES;
   static constexpr int EMPTY_ARRIVALS = CLUSTER * CONSUMER_WARPS;  // every consumer warp, both blocks
+  static constexpr int GROUP_M = step5::GROUP_M;  // pair-rows per group of the raster
+  static constexpr bool PREFETCH_MAPS = false;    // prefetch.tensormap at kernel start
+  static constexpr bool A_EVICT_LAST = false;     // A's loads with an L2 evict_last policy
   /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
@@ -187,10 +197,21 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
   extern __shared__ unsigned char smem_raw[];
   unsigned char* ring = align_1024(smem_raw);
   __shared__ std::uint64_t full[C::STAGES], empty[C::STAGES];
+  if constexpr (C::PREFETCH_MAPS) {
+    // Thread 32 (warp 1 of the producer warpgroup: it has no part in the barrier init) asks
+    // the TMA unit for the three descriptors now, so their fetch overlaps the init and the
+    // cluster barrier instead of delaying the first load and the first store. Each block
+    // prefetches: each SM's TMA unit keeps its own descriptor cache.
+    if (threadIdx.x == 32) {
+      tut::prefetch_tensormap(&map_a);
+      tut::prefetch_tensormap(&map_b_half);
+      tut::prefetch_tensormap(&map_c);
+    }
+  }
   init_ring_barriers<C::STAGES>(full, empty, C::EMPTY_ARRIVALS);
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {  // ---- producer: as step 4, in the grouped order ----
-    produce<C::STAGES>(ring, full, empty, map_a, map_b_half, g);
+    produce<C>(ring, full, empty, map_a, map_b_half, g);
   } else {  // ---- consumers ----
     tut::setmaxnreg_inc<CONSUMER_REGS>();
     const unsigned rank = ptx::get_sreg_cluster_ctarank();
@@ -203,7 +224,7 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
     tut::RingPosition<C::STAGES> pos;
     float d[128];
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
-      const TileCoord tc = grouped_pair_tile(pair, pairs_m, tiles_n, rank);
+      const TileCoord tc = grouped_pair_tile<C::GROUP_M>(pair, pairs_m, tiles_n, rank);
       consume_tile(d, ring, full, pos, ktiles, warpgroup, timed_out, g.error, release);
       C::store(staging, d, map_c, tc, warpgroup);
     }

@@ -7,8 +7,8 @@
 ///    32 KiB). Before it rewrites a buffer, the issuing thread waits only until the store that
 ///    read that buffer last is done reading (cp.async.bulk.wait_group.read 1: the other
 ///    buffer's store stays in flight).
-/// 2. A fourth ring stage (STAGES = 4): the 32 KiB the smaller staging frees, plus the 32 KiB
-///    the 3-stage ring left unused, make room for one more 48 KiB slot:
+/// 2. A fourth ring stage (STAGES = 4): the 32 KiB the smaller staging frees, plus the 18 KiB
+///    step 5 leaves unused (209 of 227 KiB), make room for one more 48 KiB slot:
 ///    4 x 48 + 2 x 16 + 1 (alignment) = 225 KiB <= 227 KiB. One more k-tile in flight covers
 ///    the producer's latency while the consumers sit in their epilogue.
 /// 3. One release per warpgroup and block (WARPGROUP_RELEASE): after wgmma.wait_group, the
@@ -17,7 +17,9 @@
 ///    block r. empty[s] then counts 2 blocks x 2 warpgroups = 4 arrivals instead of 16.
 ///
 /// Everything else (ring protocol, tile order, producer, main loop, register budget) is
-/// step 5's (step5::persistent_gemm).
+/// step 5's (step5::persistent_gemm). On top of all three, two more switches, each a row of
+/// its own (step6d-g, at the end of this file): the raster's group height, a prefetch of
+/// the tensor maps at kernel start and an L2 cache policy on A's loads.
 #pragma once
 
 #include <cstring>
@@ -82,11 +84,19 @@ __device__ __forceinline__ void store_tile_by_boxes(unsigned char* staging, cons
   }
 }
 
-/// Step 5's configuration with the three switches (the file comment says what each does).
-template <int kStages, bool kBoxStaging, bool kWarpgroupRelease>
+/// Step 5's configuration with the three switches (the file comment says what each does),
+/// and the three that the rows on top of step 6 vary: the raster's group height (GROUP_M
+/// pair-rows), the tensor-map prefetch at kernel start (PREFETCH_MAPS) and an L2 evict_last
+/// policy on A's loads (A_EVICT_LAST).
+template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
+          bool kPrefetchMaps = false, bool kAEvictLast = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
+  static constexpr int GROUP_M = kGroupM;
+  static constexpr bool PREFETCH_MAPS = kPrefetchMaps;
+  static constexpr bool A_EVICT_LAST = kAEvictLast;
+  static_assert(GROUP_M >= 1, "a group holds at least one pair-row");
   static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
   static_assert(SMEM_BYTES <= SMEM_LIMIT, "ring + staging + alignment slack must fit in 227 KiB");
@@ -119,6 +129,24 @@ struct SmallStaging : Levers<3, true, false> {};      // step6a: 16 KiB staging,
 struct FourStages : Levers<4, true, false> {};        // step6b: 16 KiB staging, 4 stages
 struct WarpgroupRelease : Levers<3, false, true> {};  // step6c: step 5 + 4 arrivals per slot
 struct AllLevers : Levers<4, true, true> {};          // step6: all three
+
+// The rows on top of step 6, each one switch away from AllLevers.
+// step6d: the three tensor maps prefetched while the barriers are initialised (step5's
+// persistent_gemm says where and by whom).
+struct PrefetchMaps : Levers<4, true, true, step5::GROUP_M, true> {};
+// step6e / step6f: the raster's groups 4 or 16 pair-rows high instead of 8. At 4096^3 there
+// are 16 x 16 tile pairs; a wave of resident clusters covers consecutive pairs of the walk, so
+// the group height decides how many A rows and B columns one wave reads (tall groups: many A
+// rows, few B columns; short ones the reverse). Below one wave (2048^3: 64 pairs) the order
+// changes nothing but which cluster gets which pair.
+struct GroupOf4 : Levers<4, true, true, 4> {};
+struct GroupOf16 : Levers<4, true, true, 16> {};
+// step6g: A's loads carry an L2 evict_last policy (B's stay as they are). In the grouped
+// walk a group's A rows (GROUP_M pair-rows x K: 16 MiB at 4096^3) are re-read by every tile
+// column of the group, one column after another, while a B column is re-read by the group's
+// pair-rows at about the same time (within a wave). Whether asking L2 to keep A's lines
+// helps is what the row measures (a hypothesis until then).
+struct EvictLastA : Levers<4, true, true, step5::GROUP_M, false, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

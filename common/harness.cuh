@@ -551,13 +551,13 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   }
 
   Report report;
-  report.chapter = ch.id;
+  report.seed = opt.seed ? *opt.seed : fresh_seed();  // the run's options first,
+  report.check_only = opt.check_only;
+  report.chapter = ch.id;                              // then what the chapter says of itself
   report.title = ch.title;
   report.metric = ch.metric;
   report.tour_lesson = ch.tour_lesson;
   report.tour_baseline = ch.tour_baseline;
-  report.check_only = opt.check_only;
-  report.seed = opt.seed ? *opt.seed : fresh_seed();
 #ifdef TUTORIAL_EXERCISE  // a student's copy (tutorial_add_exercise): its skip says what it means
   if (const std::string why = gpu_missing_reason(ch.min_cc_major, ch.min_cc_minor); !why.empty()) {
     std::printf("SKIP: %s exercise needs a GPU of compute capability %d.%d or newer: %s\n%s",

@@ -1,7 +1,8 @@
 /// @file gemm_common.cuh
 /// @brief Chapter 16: what every GEMM step shares - the arguments, the tile walk, the TMA
-///        copies spelled through `cuda::ptx`, one stage of wgmma, the two ways an accumulator
-///        fragment reaches C, and the grid helper of the launchers.
+///        copies spelled through `cuda::ptx`, one stage of wgmma, the ring's two bounded waits
+///        and one k-tile's batch of MMAs as named steps, the two ways an accumulator fragment
+///        reaches C, and the grid helper of the launchers.
 #pragma once
 
 #include <cuda.h>  // CUtensorMap
@@ -16,6 +17,7 @@
 #include "common/gemm_args.cuh"
 #include "common/launch.cuh"
 #include "common/perturb.cuh"
+#include "common/ring.cuh"
 #include "common/sm90_ptx.cuh"
 
 namespace ch16 {
@@ -78,6 +80,46 @@ __device__ __forceinline__ void mma_stage(float (&d)[128], const unsigned char* 
   const std::uint64_t da = tut::smem_desc_sw128(a), db = tut::smem_desc_sw128(b);
 #pragma unroll
   for (int k = 0; k < 4; ++k) tut::wgmma_m64n256k16(d, da + 2 * k, db + 2 * k, accumulate || k > 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Three steps of the ring protocol, named: steps 2 and 3 spell them out, steps 4 and 5 call
+// these (the lines are the same; what those steps add is around them)
+// ---------------------------------------------------------------------------------------------
+/// The producer's wait until slot @p slot is empty: its consumers have released it. It waits
+/// on the parity of the phase BEFORE the slot's current one (@p phase ^ 1), so on the first
+/// lap, when every slot is free, it returns at once. Bounded: false when it gave up (the
+/// record of who waited on what is then in @p error).
+__device__ __forceinline__ bool wait_slot_empty(std::uint64_t* empty, int slot,
+                                                std::uint32_t phase, int kt, unsigned* error) {
+  const auto site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, slot).at_k_tile(kt);
+  return tut::wait_or_report(&empty[slot], phase ^ 1, error, site);
+}
+
+/// A consumer warpgroup's wait until the k-tile in the slot at @p pos has landed: full[slot]
+/// completes the phase @p pos names once the producer's arrival and all @p stage_bytes of its
+/// copies are in. Bounded: false when it gave up. The caller then sets its timed_out flag and
+/// waits no more (a timed-out consumer never leaves early: see below).
+template <int STAGES>
+__device__ __forceinline__ bool wait_slot_full(std::uint64_t* full,
+                                               const tut::RingPosition<STAGES>& pos, int warpgroup,
+                                               int kt, int stage_bytes, unsigned* error) {
+  const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
+                        .on(tut::Barrier::kFull, pos.slot)
+                        .at_k_tile(kt)
+                        .expecting(stage_bytes);
+  return tut::wait_or_report(&full[pos.slot], pos.phase, error, site);
+}
+
+/// One k-tile of a consumer warpgroup as one batch of MMAs: wgmma.fence (the accumulators'
+/// earlier accesses are ordered before the asynchronous MMAs), mma_stage on the warpgroup's 64
+/// rows of A (from row @p row0, 128 swizzled bytes a row) and the stage's B (after its
+/// @p a_bytes of A) in slot @p stage, and commit_group: the batch that wgmma.wait_group counts.
+__device__ __forceinline__ void mma_k_tile(float (&d)[128], const unsigned char* stage, int row0,
+                                           int a_bytes, bool accumulate) {
+  tut::wgmma_fence();
+  mma_stage(d, stage + row0 * 128, stage + a_bytes, accumulate);
+  tut::wgmma_commit_group();
 }
 
 /// Two adjacent fp32 results rounded to bf16 and stored as one 4-byte pair (ldc and col are

@@ -76,9 +76,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
         for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
           // Both blocks' consumers have released slot s. A CTA-scope wait is enough: the
           // producer only issues TMA after it, it reads nothing the consumers wrote.
-          const auto site =
-              tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
-          ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
+          ok = wait_slot_empty(empty, pos.slot, pos.phase, kt, g.error);
           if (!ok) break;
           tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
           unsigned char* a = ring + pos.slot * STAGE_BYTES;
@@ -96,19 +94,11 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
     bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     float d[128];
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
+      int previous_slot = -1;  // none yet: this pair's first k-tile releases nothing
       const TileCoord tc = pair_tile(pair, pairs_m, rank);
-      int previous_slot = -1;
       for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
-                              .on(tut::Barrier::kFull, pos.slot)
-                              .at_k_tile(kt)
-                              .expecting(STAGE_BYTES);
-        if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site))
-          timed_out = true;
-        tut::wgmma_fence();
-        const unsigned char* a = ring + pos.slot * STAGE_BYTES;
-        mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
-        tut::wgmma_commit_group();
+        if (!timed_out && !wait_slot_full(full, pos, warpgroup, kt, STAGE_BYTES, g.error)) timed_out = true;
+        mma_k_tile(d, ring + pos.slot * STAGE_BYTES, row0, A_BYTES, kt > 0);  // fence, 4 wgmma, commit
         // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
         tut::wgmma_wait_group<1>();
         // EXERCISE-END

@@ -96,9 +96,7 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
   for (int pair = cluster_id; pair < num_pairs && ok; pair += clusters) {
     const TileCoord tc = grouped_pair_tile<C::GROUP_M>(pair, pairs_m, tiles_n, rank);
     for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-      const auto site =
-          tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot).at_k_tile(kt);
-      ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
+      ok = wait_slot_empty(empty, pos.slot, pos.phase, kt, g.error);
       if (!ok) break;
       tut::perturb(tut::Perturb::kBeforeTmaIssue, kt);
       unsigned char* a = ring + pos.slot * STAGE_BYTES;
@@ -125,16 +123,8 @@ __device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned cha
   const int row0 = (warpgroup - 1) * 64;
   int previous_slot = -1;
   for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
-    const auto site = tut::WaitSite::consumer_warpgroup(warpgroup)
-                          .on(tut::Barrier::kFull, pos.slot)
-                          .at_k_tile(kt)
-                          .expecting(STAGE_BYTES);
-    if (!timed_out && !tut::wait_or_report(&full[pos.slot], pos.phase, error, site))
-      timed_out = true;
-    tut::wgmma_fence();
-    const unsigned char* a = ring + pos.slot * STAGE_BYTES;
-    mma_stage(d, a + row0 * 128, a + A_BYTES, kt > 0);
-    tut::wgmma_commit_group();
+    if (!timed_out && !wait_slot_full(full, pos, warpgroup, kt, STAGE_BYTES, error)) timed_out = true;
+    mma_k_tile(d, ring + pos.slot * STAGE_BYTES, row0, A_BYTES, kt > 0);  // fence, 4 wgmma, commit
     // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
     tut::wgmma_wait_group<1>();
     // EXERCISE-END

@@ -1,5 +1,5 @@
 /// @file main.cu
-/// @brief Chapter 16: a BF16 GEMM on Hopper tensor cores in five steps, against cuBLAS.
+/// @brief Chapter 16: a BF16 GEMM on Hopper tensor cores in seven steps, against cuBLAS.
 ///
 /// What the program does: it builds one GEMM problem at --size (default 4096; seeded bf16
 /// inputs, a poisoned bf16 output), runs the ladder of kernels.cuh - mma.sync -> wgmma + TMA ->

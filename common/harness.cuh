@@ -145,7 +145,11 @@ struct VariantList {
   ///        blocks per SM, then `<key>_full` ("<name>, full occ", "<what> (full occupancy)"),
   ///        launched with 0 (as many blocks per SM as fit). Both rows check against CPU
   ///        reference @p reference.
+  /// @param key the rows' key stem (the rows are `<key>_low` and `<key>_full`)
+  /// @param name the table name stem (", low occ" / ", full occ" is appended)
+  /// @param what the description stem (the occupancy is appended)
   /// @param launch `void(Problem&, cudaStream_t, int blocks_per_sm)`
+  /// @param reference the CPU reference both rows check against
   template <class LaunchAtBlocksPerSm>
   void add_low_and_full(const std::string& key, const std::string& name, const std::string& what,
                         LaunchAtBlocksPerSm launch, int reference = 0) {

@@ -46,7 +46,11 @@ __device__ __forceinline__ void st_shared_u32(std::uint32_t addr, std::uint32_t 
 /// C map's 128-byte swizzle: 16-byte chunk c of row r lands at chunk c ^ (r % 8). A thread's
 /// rows all have r % 8 = lane / 4, and the buffer is 1024-byte aligned, so the swizzled
 /// address is the thread's base address XOR (c << 4): bits 4-6 of the base hold lane / 4.
-__device__ __forceinline__ void stage_box(std::uint32_t buf, const float (&d)[128], int box) {
+/// A 64 x 128 fragment (m64n128, 64 registers) is the first half of the 64 x 256 one, so the
+/// same function stages its boxes 0 and 1.
+template <int FRAGMENT>
+__device__ __forceinline__ void stage_box(std::uint32_t buf, const float (&d)[FRAGMENT], int box) {
+  static_assert(FRAGMENT == 64 || FRAGMENT == 128, "a 64 x 128 or 64 x 256 wgmma fragment");
   const int tid = threadIdx.x % 128, lane = tid % 32;
   const std::uint32_t base = buf + (16 * (tid / 32) + lane / 4) * 128 + (lane / 4) * 16 + 4 * (tid % 4);
 #pragma unroll

@@ -79,10 +79,9 @@ static_assert(Config<2, true, true>::SMEM_BYTES <= 227 * 1024, "7e's block (7d +
 
 /// 7e's epilogue: the reducing warpgroup's 64 x 128 result rounded to bf16 into the staging
 /// tile as two 128-byte swizzled 64 x 64 boxes (step 6's stage_box), then two TMA stores by one
-/// thread. step6::stage_box takes a 64 x 256 accumulator and reads only d[32 box .. 32 box + 31]:
-/// boxes 0 and 1 are columns 0..127, and the m64n128 fragment is the m64n256 one's first 64
-/// registers (the same row and column for each d[j]), so `wide` holds d in its first half and
-/// its second half is never read.
+/// thread. step6::stage_box reads d[32 box .. 32 box + 31]: boxes 0 and 1 are columns 0..127,
+/// and the m64n128 fragment is the m64n256 one's first 64 registers (the same row and column
+/// for each d[j]).
 __device__ __forceinline__ void store_tile_n128(unsigned char* staging, const float (&d)[64],
                                                 const CUtensorMap& map_c, int m0, int n0,
                                                 int group_barrier) {
@@ -90,12 +89,9 @@ __device__ __forceinline__ void store_tile_n128(unsigned char* staging, const fl
   // The previous tile's stores are done reading the staging tile (first tile: none pending).
   if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
   tut::named_barrier_sync(group_barrier, 128);  // no thread rewrites the staging before that
-  float wide[128];
-#pragma unroll
-  for (int j = 0; j < 64; ++j) wide[j] = d[j];
   const std::uint32_t staging_addr = tut::smem_addr(staging);
-  step6::stage_box(staging_addr, wide, 0);
-  step6::stage_box(staging_addr + step6::BOX_BYTES, wide, 1);
+  step6::stage_box(staging_addr, d, 0);
+  step6::stage_box(staging_addr + step6::BOX_BYTES, d, 1);
   ptx::fence_proxy_async(ptx::space_shared);  // my staged C, before the TMA stores read it
   tut::named_barrier_sync(group_barrier, 128);  // every thread has staged and fenced
   if (stores) {

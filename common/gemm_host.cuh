@@ -184,8 +184,8 @@ void set_square_gemm_sizes(Chapter<Problem>& ch, int matrices, int element_bytes
 /// @brief Every variant this GPU runs, except the negatives, at M = N = K = 1024, 2048, 4096
 ///        and 8192: checked against the oracle (cuBLAS from 2048 up, its result computed once
 ///        per size), then timed in alternation with cuBLAS (the row marked is_ceiling): A, B,
-///        A, B, ..., at least kMinAlternatingPairs pairs, the same method as the chapter's
-///        table, so the two agree at the size they share. "% of cuBLAS" is the median of the
+///        A, B, ..., at least kMinAlternatingPairs pairs after the same idle time and warm-ups,
+///        the same method as the chapter's table, so the two agree at the size they share. "% of cuBLAS" is the median of the
 ///        pairs' ratios (quartiles in the JSON); cuBLAS's own row is the median of all its
 ///        samples at that size. Prints TFLOP/s and each step's speed-up over the step before it,
 ///        logs the SM clock and power at the start and end of each timed block, and writes the
@@ -255,9 +255,10 @@ bool gemm_size_sweep(const RunConfig& base, cudaStream_t stream, const std::stri
         print_row(v, 0, 0, 0, 0, 0, 0, false, GpuState{}, GpuState{});
         continue;
       }
+      idle_before_timing(stream);  // as the table does before each of its timed blocks
       const GpuState start = sample_gpu_state(base.device.pci_bus_id);
       const WatchdogScope named(v.key, "sweep: timed runs, in alternation with cuBLAS");
-      const PairTiming pt = time_alternating(stream, 2, kMinAlternatingPairs,
+      const PairTiming pt = time_alternating(stream, base.warmup, kMinAlternatingPairs,
                                              [&](cudaStream_t s) {
                                                v.launch(p, s);
                                                CUDA_CHECK_LAST_LAUNCH();
@@ -276,7 +277,7 @@ bool gemm_size_sweep(const RunConfig& base, cudaStream_t stream, const std::stri
     const bool cublas_passed = run_and_verify(p, *cublas, stream).ok();
     ok = ok && cublas_passed;
     if (cublas_samples.empty())
-      cublas_samples = time_on_stream(stream, 2, kMinAlternatingPairs, launch_cublas).samples_ms;
+      cublas_samples = time_on_stream(stream, base.warmup, kMinAlternatingPairs, launch_cublas).samples_ms;
     const double cublas_ms = median(cublas_samples);
     print_row(*cublas, cublas_ms, rate_per_second_1e9(p.work(), cublas_ms), 100.0, 0, 0, 0,
               cublas_passed, GpuState{}, GpuState{});

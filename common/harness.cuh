@@ -81,6 +81,7 @@ struct RunConfig {
   bool check_only = false;
   DeviceSummary device;
   std::map<std::string, long long> extras;  ///< chapter options (ExtraOption), by name
+  int warmup = 3;  ///< untimed launches before every timed block (--warmup), table and sweep alike
 
   /// @brief Value of a chapter option; aborts on a name the chapter did not declare.
   long long extra(const std::string& name) const {
@@ -582,7 +583,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
   }
 
   RunConfig cfg{/*size, set per run below*/ 0, report.seed, opt.check_only, report.device,
-                opt.extras};
+                opt.extras, opt.warmup};
   const std::uint64_t main_size = opt.size ? *opt.size : ch.default_size(report.device);
 
   // A size the GPU cannot hold is a usage error with a clear message, not an OOM crash.
@@ -689,6 +690,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       nvtxRangePop();
       rows[r].blocks_per_sm = last_grid_choice().blocks_per_sm;
       if (r == ceiling_row) continue;  // its samples come from the pairs of the other rows
+      idle_before_timing(stream);  // the same starting state as every timed block (timer.cuh)
       rows[r].gpu_start = sample_gpu_state(report.device.pci_bus_id);
       Timing t;
       if (ceiling_launch) {
@@ -724,6 +726,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       if (ceiling_samples.empty()) {  // no other row was timed: the ceiling alone
         const WatchdogScope named(ceiling_row < selected.size() ? rows[ceiling_row].key : "",
                                   "the ceiling's timed runs");
+        idle_before_timing(stream);
         const GpuState start = sample_gpu_state(report.device.pci_bus_id);
         const Timing t = time_on_stream(stream, opt.warmup, opt.repeats, ceiling_launch);
         gpu_log.add(start);

@@ -5,7 +5,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,23 @@
 #include "watchdog.cuh"
 
 namespace tut {
+
+/// @brief How long the GPU idles before every timed block of a table or a sweep.
+///        A GEMM at full speed draws more than the board's power limit allows for long, and
+///        the firmware answers with a lower SM clock (NVML's reason "SW power cap"), judged on
+///        power averaged over about a second. A block timed right after others then runs at a
+///        clock that depends on what ran before it: timed blocks back to back (a table) heat
+///        up and slow down, blocks with checks between them (a sweep) do not, and a kernel's
+///        share of cuBLAS shifts with the clock (docs/results/h200/notes/timing-method.md has
+///        the run that showed it). Idling this long first gives every block the same start,
+///        whatever ran before it.
+inline constexpr int kIdleBeforeTimingMs = 200;
+
+/// @brief Drain @p stream, then let the GPU idle for kIdleBeforeTimingMs.
+inline void idle_before_timing(cudaStream_t stream) {
+  wait_stream_or_exit(stream);
+  std::this_thread::sleep_for(std::chrono::milliseconds(kIdleBeforeTimingMs));
+}
 
 /// @brief Timing samples of one variant, in milliseconds per launch.
 struct Timing {

@@ -114,17 +114,22 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
 /// One consumer warpgroup's main loop over the K tiles of one tile: wait for a slot, issue
 /// its four wgmma, and once the previous k-tile's MMAs are done reading their slot, hand that
 /// slot back through @p release (called with the slot index; it decides which threads arrive
-/// where). Ends with every MMA done and the last slot released.
-template <int STAGES, class Release>
+/// where). Ends with every MMA done and the last slot released. @p under_mmas(kt) runs while
+/// k-tile kt's MMAs are in flight (after their commit, before the wait): the place where an
+/// epilogue can hide the previous tile's stores (step 6h); it must not touch @p d. Step 5 and
+/// most step-6 rows pass a no-op.
+template <int STAGES, class Release, class UnderMmas>
 __device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned char* ring,
                                              std::uint64_t* full, tut::RingPosition<STAGES>& pos,
                                              int ktiles, int warpgroup, bool& timed_out,
-                                             unsigned* error, Release release) {
+                                             unsigned* error, Release release,
+                                             UnderMmas under_mmas) {
   const int row0 = (warpgroup - 1) * 64;
   int previous_slot = -1;
   for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
     if (!timed_out && !wait_slot_full(full, pos, warpgroup, kt, STAGE_BYTES, error)) timed_out = true;
     mma_k_tile(d, ring + pos.slot * STAGE_BYTES, row0, A_BYTES, kt > 0);  // fence, 4 wgmma, commit
+    under_mmas(kt);
     // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
     tut::wgmma_wait_group<1>();
     // EXERCISE-END
@@ -156,7 +161,7 @@ __device__ __forceinline__ void store_tile(unsigned char* staging, const float (
 }
 
 /// What step 5 fixes and step 6 varies (step6_levers.cuh): the ring's depth, the staging
-/// tile's size, how the consumers hand a slot back, how the epilogue leaves, the raster's
+/// tile's size, how the consumers hand a slot back, how and when the epilogue leaves, the raster's
 /// group height, whether the kernel prefetches its tensor maps and whether A's loads ask L2 to
 /// keep their lines.
 struct Config {
@@ -171,15 +176,24 @@ struct Config {
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
   }
-  __device__ static void store(unsigned char* staging, const float (&d)[128],
+  /// The epilogue, in the three moments persistent_gemm gives it: under the next tile's MMAs
+  /// (nothing here), after a tile's main loop (stage and store it), after the last tile.
+  struct Epilogue {
+    __device__ void under_mmas(int /*kt*/, unsigned char* /*staging*/, const CUtensorMap& /*map_c*/,
+                               int /*warpgroup*/) {}
+    __device__ void after_tile(unsigned char* staging, const float (&d)[128],
                                const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
-    store_tile(staging, d, map_c, tc, warpgroup);
-  }
+      store_tile(staging, d, map_c, tc, warpgroup);
+    }
+    __device__ void after_last_tile(unsigned char* /*staging*/, const CUtensorMap& /*map_c*/,
+                                    int /*warpgroup*/) {}
+  };
 };
 
 /// The persistent kernel's body for a configuration @p C (step 5's Config, or a step-6 one):
 /// the producer warpgroup fills the ring, the two consumer warpgroups walk the same tile pairs,
-/// each tile a main loop (consume_tile) and an epilogue (C::store).
+/// each tile a main loop (consume_tile) and an epilogue (C::Epilogue: after each tile's main
+/// loop, and, for step 6h, under the next tile's MMAs).
 template <class C>
 __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
                                                 const CUtensorMap& map_b_half,
@@ -213,11 +227,14 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
     unsigned char* staging = ring + C::STAGES * STAGE_BYTES + (warpgroup - 1) * C::STAGING_BYTES;
     tut::RingPosition<C::STAGES> pos;
     float d[128];
+    typename C::Epilogue epilogue;
+    const auto under_mmas = [&](int kt) { epilogue.under_mmas(kt, staging, map_c, warpgroup); };
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
       const TileCoord tc = grouped_pair_tile<C::GROUP_M>(pair, pairs_m, tiles_n, rank);
-      consume_tile(d, ring, full, pos, ktiles, warpgroup, timed_out, g.error, release);
-      C::store(staging, d, map_c, tc, warpgroup);
+      consume_tile(d, ring, full, pos, ktiles, warpgroup, timed_out, g.error, release, under_mmas);
+      epilogue.after_tile(staging, d, map_c, tc, warpgroup);
     }
+    epilogue.after_last_tile(staging, map_c, warpgroup);
     if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem outlives the last store
   }
   // Neither block may exit while its peer can still multicast into it or arrive on it.

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 #include "gemm_common.cuh"
 #include "step4_cluster.cuh"
@@ -41,59 +42,129 @@ __device__ __forceinline__ void st_shared_u32(std::uint32_t addr, std::uint32_t 
   asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v));
 }
 
-/// Box @p box (columns 64 box .. 64 box + 63) of the warpgroup's 64 x 256 accumulators,
-/// rounded to bf16 into the 8 KiB buffer at shared address @p buf (1024-byte aligned), in the
-/// C map's 128-byte swizzle: 16-byte chunk c of row r lands at chunk c ^ (r % 8). A thread's
-/// rows all have r % 8 = lane / 4, and the buffer is 1024-byte aligned, so the swizzled
-/// address is the thread's base address XOR (c << 4): bits 4-6 of the base hold lane / 4.
-/// A 64 x 128 fragment (m64n128, 64 registers) is the first half of the 64 x 256 one, so the
-/// same function stages its boxes 0 and 1.
-template <int FRAGMENT>
-__device__ __forceinline__ void stage_box(std::uint32_t buf, const float (&d)[FRAGMENT], int box) {
+/// Box @p box (columns 64 box .. 64 box + 63) of a warpgroup's accumulator fragment, as bf16
+/// pairs, into the 8 KiB buffer at shared address @p buf (1024-byte aligned), in the C map's
+/// 128-byte swizzle: 16-byte chunk c of row r lands at chunk c ^ (r % 8). A thread's rows all
+/// have r % 8 = lane / 4, and the buffer is 1024-byte aligned, so the swizzled address is the
+/// thread's base address XOR (c << 4): bits 4-6 of the base hold lane / 4. @p pair_bits(j) is
+/// the 4-byte bf16 pair of fragment elements j and j + 1 (j even): rounded from the fp32
+/// accumulators (stage_box) or already rounded (step 6h's packed registers).
+template <int FRAGMENT, class PairBits>
+__device__ __forceinline__ void stage_box_pairs(std::uint32_t buf, int box, PairBits pair_bits) {
   static_assert(FRAGMENT == 64 || FRAGMENT == 128, "a 64 x 128 or 64 x 256 wgmma fragment");
   const int tid = threadIdx.x % 128, lane = tid % 32;
   const std::uint32_t base = buf + (16 * (tid / 32) + lane / 4) * 128 + (lane / 4) * 16 + 4 * (tid % 4);
 #pragma unroll
   for (int j = 32 * box; j < 32 * box + 32; j += 2) {
     const int chunk = (j / 4) % 8, lower_half = (j / 2) % 2;  // rows r and r + 8
-    const __nv_bfloat162 v = __floats2bfloat162_rn(d[j], d[j + 1]);
-    std::uint32_t bits;
-    std::memcpy(&bits, &v, sizeof bits);
-    st_shared_u32((base ^ (chunk << 4)) + lower_half * 8 * 128, bits);
+    st_shared_u32((base ^ (chunk << 4)) + lower_half * 8 * 128, pair_bits(j));
   }
 }
 
-/// The epilogue by boxes: box b goes through buffer b % 2. Each box: 1. the store that last
+/// Two fp32 accumulators rounded to a bf16 pair, as the 4 bytes one shared store writes.
+__device__ __forceinline__ std::uint32_t bf16_pair_bits(float lo, float hi) {
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits;
+}
+
+/// Box @p box of the fp32 fragment @p d, rounded as it is staged (stage_box_pairs). A 64 x 128
+/// fragment (m64n128, 64 registers) is the first half of the 64 x 256 one, so the same
+/// function stages its boxes 0 and 1.
+template <int FRAGMENT>
+__device__ __forceinline__ void stage_box(std::uint32_t buf, const float (&d)[FRAGMENT], int box) {
+  stage_box_pairs<FRAGMENT>(buf, box, [&](int j) { return bf16_pair_bits(d[j], d[j + 1]); });
+}
+
+/// One box of the epilogue by boxes: box b goes through buffer b % 2. 1. the store that last
 /// read this buffer (box b - 2, or the previous tile's) is done reading it - the other one,
-/// the most recent bulk group, may still be reading; 2. everyone knows; 3. write the box;
-/// 4. make the writes visible to the async proxy; 5. everyone has; 6. one thread stores the
-/// box and commits it as a bulk group of its own (so "all but the most recent" is one box).
+/// the most recent bulk group, may still be reading; 2. everyone knows; 3. write the box
+/// (@p stage(buffer address)); 4. make the writes visible to the async proxy; 5. everyone has;
+/// 6. one thread stores the box and commits it as a bulk group of its own (so "all but the
+/// most recent" is one box).
+template <class Stage>
+__device__ __forceinline__ void store_box(unsigned char* staging, const CUtensorMap& map_c,
+                                          TileCoord tc, int warpgroup, int box, Stage stage) {
+  const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
+  const int buffer = box % 2;
+  if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // this buffer's last store has read it
+  tut::named_barrier_sync(warpgroup, 128);
+  stage(tut::smem_addr(staging) + buffer * BOX_BYTES);
+  ptx::fence_proxy_async(ptx::space_shared);  // my box writes, before the TMA store reads them
+  tut::named_barrier_sync(warpgroup, 128);
+  if (stores) {
+    tma_store_2d(&map_c, staging + buffer * BOX_BYTES, tc.n0 + 64 * box, tc.m0 + (warpgroup - 1) * 64);
+    ptx::cp_async_bulk_commit_group();
+  }
+}
+
+/// The epilogue by boxes (step 6a): the four boxes of the tile, one after another.
 __device__ __forceinline__ void store_tile_by_boxes(unsigned char* staging, const float (&d)[128],
                                                     const CUtensorMap& map_c, TileCoord tc,
                                                     int warpgroup) {
-  const bool stores = threadIdx.x % 128 == 0;  // the thread that issues this warpgroup's TMA stores
-  const std::uint32_t staging_addr = tut::smem_addr(staging);
 #pragma unroll
-  for (int box = 0; box < 4; ++box) {
-    const int buffer = box % 2;
-    if (stores) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<1>{});  // this buffer's last store has read it
-    tut::named_barrier_sync(warpgroup, 128);
-    stage_box(staging_addr + buffer * BOX_BYTES, d, box);
-    ptx::fence_proxy_async(ptx::space_shared);  // my box writes, before the TMA store reads them
-    tut::named_barrier_sync(warpgroup, 128);
-    if (stores) {
-      tma_store_2d(&map_c, staging + buffer * BOX_BYTES, tc.n0 + 64 * box, tc.m0 + (warpgroup - 1) * 64);
-      ptx::cp_async_bulk_commit_group();
-    }
-  }
+  for (int box = 0; box < 4; ++box)
+    store_box(staging, map_c, tc, warpgroup, box,
+              [&](std::uint32_t buf) { stage_box(buf, d, box); });
 }
+
+/// Step 6h's epilogue: the tile's accumulators are rounded into 64 registers of bf16 pairs
+/// right after its main loop (the fp32 registers are then free for the next tile's MMAs), and
+/// box b of it is staged and stored while the MMAs of the NEXT tile's k-tile b are in flight:
+/// the four boxes leave under the first four k-tiles instead of between two main loops, when
+/// the tensor cores would wait. What the next tile's first k-tiles did not cover (K shorter
+/// than 4 k-tiles), and the last tile's boxes, are stored after the main loop as in step 6a.
+/// Costs 64 registers during those k-tiles: 128 accumulators + 64 pairs + addressing, within
+/// the consumers' 232.
+struct OverlappedEpilogue {
+  std::uint32_t pairs[64];  // the pending tile, bf16 pairs in fragment order
+  TileCoord pending{};
+  bool has_pending = false;
+  int next_box = 0;  // the pending tile's first box not yet stored
+
+  __device__ void store_pending(int box, unsigned char* staging, const CUtensorMap& map_c,
+                                int warpgroup) {
+    store_box(staging, map_c, pending, warpgroup, box, [&](std::uint32_t buf) {
+      stage_box_pairs<128>(buf, box, [&](int j) { return pairs[j / 2]; });
+    });
+  }
+  /// The pending boxes from next_box on (box indices unrolled: pairs[] stays in registers).
+  __device__ void store_rest(unsigned char* staging, const CUtensorMap& map_c, int warpgroup) {
+#pragma unroll
+    for (int box = 0; box < 4; ++box)
+      if (has_pending && box >= next_box) store_pending(box, staging, map_c, warpgroup);
+    has_pending = false;
+  }
+  __device__ void under_mmas(int kt, unsigned char* staging, const CUtensorMap& map_c,
+                             int warpgroup) {
+#pragma unroll
+    for (int box = 0; box < 4; ++box)
+      if (has_pending && kt == box) {
+        store_pending(box, staging, map_c, warpgroup);
+        next_box = box + 1;
+      }
+  }
+  __device__ void after_tile(unsigned char* staging, const float (&d)[128],
+                             const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+    store_rest(staging, map_c, warpgroup);  // a K of fewer than 4 k-tiles left some behind
+#pragma unroll
+    for (int j = 0; j < 128; j += 2) pairs[j / 2] = bf16_pair_bits(d[j], d[j + 1]);
+    pending = tc;
+    has_pending = true;
+    next_box = 0;
+  }
+  __device__ void after_last_tile(unsigned char* staging, const CUtensorMap& map_c, int warpgroup) {
+    store_rest(staging, map_c, warpgroup);
+  }
+};
 
 /// Step 5's configuration with the three switches (the file comment says what each does),
 /// and the three that the rows on top of step 6 vary: the raster's group height (GROUP_M
 /// pair-rows), the tensor-map prefetch at kernel start (PREFETCH_MAPS) and an L2 evict_last
 /// policy on A's loads (A_EVICT_LAST).
 template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
-          bool kPrefetchMaps = false, bool kAEvictLast = false>
+          bool kPrefetchMaps = false, bool kAEvictLast = false, bool kOverlapEpilogue = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
@@ -119,13 +190,17 @@ struct Levers : step5::Config {
       step5::Config::release(empty, slot);
     }
   }
-  __device__ static void store(unsigned char* staging, const float (&d)[128],
+  /// Step 5's epilogue, or the same by boxes (step 6a: after each tile's main loop).
+  struct BoxEpilogue : step5::Config::Epilogue {
+    __device__ void after_tile(unsigned char* staging, const float (&d)[128],
                                const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
-    if constexpr (BOX_STAGING)
       store_tile_by_boxes(staging, d, map_c, tc, warpgroup);
-    else
-      step5::store_tile(staging, d, map_c, tc, warpgroup);
-  }
+    }
+  };
+  static_assert(!kOverlapEpilogue || BOX_STAGING, "step 6h's epilogue stores by boxes");
+  using Epilogue = std::conditional_t<
+      kOverlapEpilogue, OverlappedEpilogue,
+      std::conditional_t<BOX_STAGING, BoxEpilogue, step5::Config::Epilogue>>;
 };
 
 // The rows: each lever alone against step 5, then all three (the step-6 row).
@@ -151,6 +226,10 @@ struct GroupOf16 : Levers<4, true, true, 16> {};
 // pair-rows at about the same time (within a wave). Whether asking L2 to keep A's lines
 // helps is what the row measures (a hypothesis until then).
 struct EvictLastA : Levers<4, true, true, step5::GROUP_M, false, true> {};
+// step6h: the epilogue under the next tile's MMAs (OverlappedEpilogue above): between two
+// main loops only the rounding into 64 registers is left; the staging, the fences, the
+// barriers and the TMA stores run while the tensor cores work on the next tile.
+struct OverlapEpilogue : Levers<4, true, true, step5::GROUP_M, false, false, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

@@ -747,6 +747,7 @@ int run_chapter(int argc, char** argv, const Chapter<Problem>& ch) {
       }
     }
     report.gpu_state = gpu_log.summary();
+    report.idle_before_timing_ms = kIdleBeforeTimingMs;
     report.clock_limits = clock_reasons_text(gpu_log.limits_seen());
     // v0 is the registry's first variant: the baseline every other variant is compared with.
     const ResultRow* v0 = nullptr;

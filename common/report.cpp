@@ -203,7 +203,8 @@ std::string to_json(const Report& r) {
      << ", \"runtime\": " << r.device.runtime_version << "},\n  \"ceiling\": {\"name\": "
      << str(r.ceiling_name) << ", \"rate\": " << num(r.ceiling_rate)
      << ", \"median_ms\": " << num(r.ceiling_ms) << "},\n  \"gpu_state\": " << str(r.gpu_state)
-     << ",\n  \"clock_limits\": " << str(r.clock_limits) << ",\n  \"tour_lesson\": "
+     << ",\n  \"clock_limits\": " << str(r.clock_limits)
+     << ",\n  \"idle_before_timing_ms\": " << r.idle_before_timing_ms << ",\n  \"tour_lesson\": "
      << str(r.tour_lesson) << ",\n  \"tour_baseline\": " << str(r.tour_baseline)
      << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < r.rows.size(); ++i) {

@@ -82,6 +82,7 @@ struct Report {
   double ceiling_ms = 0;
   std::string gpu_state;      ///< GpuStateLog::summary() over every timed block of the run
   std::string clock_limits;   ///< clock-limit reasons seen in any reading ("none")
+  int idle_before_timing_ms = 0;  ///< how long the GPU idled before each timed block
   std::string tour_lesson;    ///< key of the row that makes the chapter's point (the tour's)
   std::string tour_baseline;  ///< key of the row it is compared with, in the same regime
   std::vector<ResultRow> rows;

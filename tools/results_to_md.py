@@ -71,7 +71,9 @@ def method_sentence(doc):
     pairs = max((r.get("pairs", 0) for r in doc["rows"]), default=0)
     text = ""
     if pairs:
-        text += (f" Each row is timed in alternation with the ceiling (the row, then the ceiling: "
+        idle = doc.get("idle_before_timing_ms", 0)
+        after = f", after the GPU has idled for {idle} ms and the warm-ups," if idle else ""
+        text += (f" Each row is timed{after} in alternation with the ceiling (the row, then the ceiling: "
                  f"A, B, A, B, ..., {pairs} pairs); its % of ceiling is the median of the pairs' "
                  "ratios, with their quartiles in brackets, and the ceiling's time is the median "
                  "of all its samples.")

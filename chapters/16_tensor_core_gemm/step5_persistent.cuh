@@ -176,17 +176,17 @@ struct Config {
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
   }
-  /// The epilogue, in the three moments persistent_gemm gives it: under the next tile's MMAs
-  /// (nothing here), after a tile's main loop (stage and store it), after the last tile.
+  /// The epilogue, in the two moments persistent_gemm gives it: under the next tile's MMAs
+  /// (nothing here) and after a tile's main loop (stage and store it; `last`: this block has
+  /// no further tile, so whatever the epilogue still holds must leave now).
   struct Epilogue {
     __device__ void under_mmas(int /*kt*/, unsigned char* /*staging*/, const CUtensorMap& /*map_c*/,
                                int /*warpgroup*/) {}
     __device__ void after_tile(unsigned char* staging, const float (&d)[128],
-                               const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+                               const CUtensorMap& map_c, TileCoord tc, int warpgroup,
+                               bool /*last*/) {
       store_tile(staging, d, map_c, tc, warpgroup);
     }
-    __device__ void after_last_tile(unsigned char* /*staging*/, const CUtensorMap& /*map_c*/,
-                                    int /*warpgroup*/) {}
   };
 };
 
@@ -232,9 +232,9 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
     for (int pair = cluster_id; pair < num_pairs; pair += clusters) {
       const TileCoord tc = grouped_pair_tile<C::GROUP_M>(pair, pairs_m, tiles_n, rank);
       consume_tile(d, ring, full, pos, ktiles, warpgroup, timed_out, g.error, release, under_mmas);
-      epilogue.after_tile(staging, d, map_c, tc, warpgroup);
+      const bool last = pair + clusters >= num_pairs;  // no next main loop to hide stores under
+      epilogue.after_tile(staging, d, map_c, tc, warpgroup, last);
     }
-    epilogue.after_last_tile(staging, map_c, warpgroup);
     if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem outlives the last store
   }
   // Neither block may exit while its peer can still multicast into it or arrive on it.

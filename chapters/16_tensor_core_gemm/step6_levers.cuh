@@ -114,7 +114,8 @@ __device__ __forceinline__ void store_tile_by_boxes(unsigned char* staging, cons
 /// box b of it is staged and stored while the MMAs of the NEXT tile's k-tile b are in flight:
 /// the four boxes leave under the first four k-tiles instead of between two main loops, when
 /// the tensor cores would wait. What the next tile's first k-tiles did not cover (K shorter
-/// than 4 k-tiles), and the last tile's boxes, are stored after the main loop as in step 6a.
+/// than 4 k-tiles) is stored after that main loop, and a block's last tile, with no main loop
+/// after it, is stored straight from its accumulators as in step 6a.
 /// Costs 64 registers during those k-tiles: 128 accumulators + 64 pairs + addressing, within
 /// the consumers' 232.
 struct OverlappedEpilogue {
@@ -146,16 +147,17 @@ struct OverlappedEpilogue {
       }
   }
   __device__ void after_tile(unsigned char* staging, const float (&d)[128],
-                             const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+                             const CUtensorMap& map_c, TileCoord tc, int warpgroup, bool last) {
     store_rest(staging, map_c, warpgroup);  // a K of fewer than 4 k-tiles left some behind
+    if (last) {  // no next main loop to hide this tile's stores under: store it as step 6a does
+      store_tile_by_boxes(staging, d, map_c, tc, warpgroup);
+      return;
+    }
 #pragma unroll
     for (int j = 0; j < 128; j += 2) pairs[j / 2] = bf16_pair_bits(d[j], d[j + 1]);
     pending = tc;
     has_pending = true;
     next_box = 0;
-  }
-  __device__ void after_last_tile(unsigned char* staging, const CUtensorMap& map_c, int warpgroup) {
-    store_rest(staging, map_c, warpgroup);
   }
 };
 
@@ -193,7 +195,8 @@ struct Levers : step5::Config {
   /// Step 5's epilogue, or the same by boxes (step 6a: after each tile's main loop).
   struct BoxEpilogue : step5::Config::Epilogue {
     __device__ void after_tile(unsigned char* staging, const float (&d)[128],
-                               const CUtensorMap& map_c, TileCoord tc, int warpgroup) {
+                               const CUtensorMap& map_c, TileCoord tc, int warpgroup,
+                               bool /*last*/) {
       store_tile_by_boxes(staging, d, map_c, tc, warpgroup);
     }
   };

@@ -261,3 +261,13 @@ TEST(Report, JsonPathProbeLeavesFilesBesideThePathAlone) {
 TEST(Report, SweepJsonPathIsBesideTheJsonFile) {
   EXPECT_EQ(tut::sweep_json_path("out/ch04.json"), "out/ch04.json.sweep.json");
 }
+
+// The idle time before each timed block travels in the JSON, where the README's method sentence
+// (tools/results_to_md.py) reads it: the text states the value the run used, not a copy of it.
+TEST(Report, JsonCarriesIdleBeforeTiming) {
+  tut::Report r = sample();
+  r.idle_before_timing_ms = 200;
+  EXPECT_NE(tut::to_json(r).find("\"idle_before_timing_ms\": 200,"), std::string::npos);
+  r.idle_before_timing_ms = 0;
+  EXPECT_NE(tut::to_json(r).find("\"idle_before_timing_ms\": 0,"), std::string::npos);
+}

@@ -211,6 +211,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step6g_evict_last_a", "6g 6 + A loads evict_last", "step 6 with an L2 evict_last policy on the TMA loads of A", launch_step6<step6::EvictLastA>);
   v.add("step6h_overlapped_epilogue", "6h 6 + epilogue under next MMAs",
         "step 6 storing each tile's 4 boxes while the next tile's first 4 k-tiles of MMAs run", launch_step6<step6::OverlapEpilogue>);
+  v.add("step6i_exit_waits_read", "6i 6h + exit waits for store reads",
+        "6h whose storing threads wait at exit only until the last TMA stores read shared memory", launch_step6<step6::ExitWaitsReadOnly>);
   v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
         "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
         [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });

@@ -172,6 +172,7 @@ struct Config {
   static constexpr int GROUP_M = step5::GROUP_M;  // pair-rows per group of the raster
   static constexpr bool PREFETCH_MAPS = false;    // prefetch.tensormap at kernel start
   static constexpr bool A_EVICT_LAST = false;     // A's loads with an L2 evict_last policy
+  static constexpr bool EXIT_WAITS_READ_ONLY = false;  // the exit waits for the last stores' reads only
   /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
@@ -235,7 +236,12 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
       const bool last = pair + clusters >= num_pairs;  // no next main loop to hide stores under
       epilogue.after_tile(staging, d, map_c, tc, warpgroup, last);
     }
-    if (threadIdx.x % 128 == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // smem outlives the last store
+    if (threadIdx.x % 128 == 0) {
+      if constexpr (C::EXIT_WAITS_READ_ONLY)  // step 6i: only the reads of shared memory must be done
+        ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+      else  // the last stores complete, their writes to C performed
+        ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
+    }
   }
   // Neither block may exit while its peer can still multicast into it or arrive on it.
   ptx::barrier_cluster_arrive(ptx::sem_release);

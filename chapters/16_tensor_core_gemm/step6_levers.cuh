@@ -166,13 +166,15 @@ struct OverlappedEpilogue {
 /// pair-rows), the tensor-map prefetch at kernel start (PREFETCH_MAPS) and an L2 evict_last
 /// policy on A's loads (A_EVICT_LAST).
 template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
-          bool kPrefetchMaps = false, bool kAEvictLast = false, bool kOverlapEpilogue = false>
+          bool kPrefetchMaps = false, bool kAEvictLast = false, bool kOverlapEpilogue = false,
+          bool kExitWaitsReadOnly = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
   static constexpr int GROUP_M = kGroupM;
   static constexpr bool PREFETCH_MAPS = kPrefetchMaps;
   static constexpr bool A_EVICT_LAST = kAEvictLast;
+  static constexpr bool EXIT_WAITS_READ_ONLY = kExitWaitsReadOnly;
   static_assert(GROUP_M >= 1, "a group holds at least one pair-row");
   static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
@@ -233,6 +235,13 @@ struct EvictLastA : Levers<4, true, true, step5::GROUP_M, false, true> {};
 // main loops only the rounding into 64 registers is left; the staging, the fences, the
 // barriers and the TMA stores run while the tensor cores work on the next tile.
 struct OverlapEpilogue : Levers<4, true, true, step5::GROUP_M, false, false, true> {};
+// step6i: 6h, and before the block exits its storing threads wait only until the last TMA
+// stores have READ the staging buffers (cp.async.bulk.wait_group.read 0), not until their
+// writes to C are performed (cp.async.bulk.wait_group 0, every row before). Shared memory must
+// outlive the reads; nothing in the kernel reads C, and the writes are complete when the grid
+// is (what CUTLASS's TMA-store epilogues rely on too, cute::tma_store_wait being the .read
+// form). At 2048^3 every block stores one tile and then exits, so the wait is on its path.
+struct ExitWaitsReadOnly : Levers<4, true, true, step5::GROUP_M, false, false, true, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

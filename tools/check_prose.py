@@ -175,6 +175,16 @@ class Run:
     def sweep(self, ch):
         return self._json(self._chapter_file(ch, ".json.sweep.json"))
 
+    def table_sweep_gap(self, ch, size):
+        """The largest difference, in points, between a row's % in the table and its % in the
+        sweep at @p size (the size both measure): how far the two timings of one run disagree."""
+        table = {r["key"]: r for r in self.doc(ch)["rows"] if r.get("pairs")}
+        gaps = [abs(table[r["variant"]]["pct_of_ceiling"] - r["pct_of_cublas"])
+                for r in self.sweep(ch)["sweep"] if r["size"] == size and r["variant"] in table]
+        if not gaps:
+            raise FigureError(f"{ch}: no row timed both in the table and in the sweep at {size}")
+        return max(gaps)
+
     def tour(self):
         return self._json(os.path.join(self.results, "tour.json"))
 
@@ -278,7 +288,8 @@ class Run:
         return k[field]
 
     def env(self):
-        names = ["doc", "row", "rate", "ms", "ceiling", "sweep", "tour", "counter", "timeline", "log"]
+        names = ["doc", "row", "rate", "ms", "ceiling", "sweep", "table_sweep_gap", "tour", "counter",
+                 "timeline", "log"]
         e = {n: getattr(self, n) for n in names}
         e.update(abs=abs, min=min, max=max, round=round, sum=sum, len=len)
         return e

@@ -225,9 +225,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step7_bulk_tma_store", "7e 7d + TMA-store epilogue",
         "7d with the reducer's 64x128 rows staged as two swizzled 64x64 bf16 boxes and stored by TMA",
         [](Problem& p, cudaStream_t s) { step7::launch_bulk_tma_store(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
-  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7e / 6h)",
+  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7e / 6i)",
         "step7::choose_schedule on tile counts against SMs: "
-        "step 6h if its tiles fill 7/8 of the SMs, else 7e or 7a",
+        "step 6i if its tiles fill 7/8 of the SMs, else 7e or 7a",
         [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",

@@ -409,15 +409,15 @@ inline void launch_bulk_tma_store(const CUtensorMap& a128, const CUtensorMap& b1
 enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
 
 /// The rule, on tile counts against the SM count:
-///  1. the large-tile schedule (step 6h: step 6's levers and the epilogue under the next tile's
-///     MMAs; 128 x 256 tiles, persistent) when its tiles fill at
+///  1. the large-tile schedule (step 6i: step 6's levers, the epilogue under the next tile's
+///     MMAs and the exit's read-only wait; 128 x 256 tiles, persistent) when its tiles fill at
 ///     least 7/8 of the SMs: there is a near-full wave of big tiles, and big tiles read the
 ///     least from L2 per MAC;
 ///  2. otherwise split-K (7e: 7d's bulk hand-off and a TMA-store epilogue) when two blocks per 128 x 128 tile still fit in one wave
 ///     (2 x tiles <= SMs) and each half of K keeps at least 4 k-tiles (K >= 512);
 ///  3. otherwise 128 x 128 tiles without a split.
 /// On 132 SMs: 1024^3 has 32 large tiles and 64 small ones -> split-K (128 blocks);
-/// 2048^3 has 128 large tiles (>= 115.5) -> step 6h.
+/// 2048^3 has 128 large tiles (>= 115.5) -> step 6i.
 // Rule 2 names 7e: in the reference run its asynchronous hand-off and TMA-store epilogue made it
 // the fastest schedule at 1024^3 (README, "The size rule"), ahead of 7a, 7b and 7d.
 inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
@@ -429,12 +429,12 @@ inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
 }
 
 /// The dispatched launch: the schedule choose_schedule names, with the tensor maps it needs
-/// (A and B in boxes of 128 rows for all three; C in boxes of 64 rows for step 6h's TMA store).
+/// (A and B in boxes of 128 rows for all three; C in boxes of 64 rows for step 6i's TMA store).
 inline void launch_dispatched(const CUtensorMap& a128, const CUtensorMap& b128,
                               const CUtensorMap& c64, const GemmArgs& g, int sm_count,
                               cudaStream_t s) {
   switch (choose_schedule(g.M, g.N, g.K, sm_count)) {
-    case Schedule::kLargeTiles: step6::launch<step6::OverlapEpilogue>(a128, b128, c64, g, sm_count, s); break;
+    case Schedule::kLargeTiles: step6::launch<step6::ExitWaitsReadOnly>(a128, b128, c64, g, sm_count, s); break;
     case Schedule::kSplitK: launch_bulk_tma_store(a128, b128, c64, g, s); break;
     case Schedule::kSmallTiles: launch_small_tiles(a128, b128, g, s); break;
   }

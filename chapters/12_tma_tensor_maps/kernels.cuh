@@ -423,35 +423,6 @@ __global__ void __launch_bounds__(THREADS)
 // barriers: the warp's own progress (wait, read, fence, refill) is the release.
 // A timeout stops only the warp that gave up (it has recorded its wait); its stores drain first.
 
-// One BOX_ROWS x 32 box of a slot (SWIZZLE_128B) into 32 rows of a dense staging tile whose rows
-// are BOX_ROWS floats long, out[c][r] = in[r][c]: lane l reads chunk k of box row r = 32 g + l
-// with one LDS.128 from its swizzled place k ^ (r % 8) (the 8 lanes of a quarter-warp hit 8
-// different chunks, all 32 banks: conflict-free), and writes its four floats to staging rows
-// 4k .. 4k+3 at column r (32 lanes, 32 consecutive floats per STS: conflict-free).
-// One 32-row group (8 chunks per lane) at a time: its 8 LDS.128 are issued before its STS,
-// which the compiler would not reorder by itself (slot and staging tile are both shared
-// memory, so a store might alias a later load).
-template <int BOX_ROWS>
-__device__ __forceinline__ void transpose_box_into_staging(const float* box, float* stage,
-                                                           int lane) {
-  namespace ptx = cuda::ptx;  // (for the fence a counterexample of asm_expect.txt inserts)
-#pragma unroll
-  for (int group = 0; group < BOX_ROWS / 32; ++group) {
-    const int r = group * 32 + lane;  // my box row = my output column
-    float4 v[TILE / 4];
-#pragma unroll
-    for (int k = 0; k < TILE / 4; ++k)  // chunk k of row r sits at chunk k ^ (r % 8)
-      v[k] = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
-#pragma unroll
-    for (int k = 0; k < TILE / 4; ++k) {  // in[r][4k + i] = out[4k + i][r]
-      stage[(4 * k + 0) * BOX_ROWS + r] = v[k].x;
-      stage[(4 * k + 1) * BOX_ROWS + r] = v[k].y;
-      stage[(4 * k + 2) * BOX_ROWS + r] = v[k].z;
-      stage[(4 * k + 3) * BOX_ROWS + r] = v[k].w;
-    }
-  }
-}
-
 // The pipeline itself (v8 and v10; BOXES_X = 1 is v8): each warp's tile is BOX_ROWS input rows
 // x BOXES_X * 32 input columns, loaded as BOXES_X side-by-side BOX_ROWS x 32 boxes into one
 // slot (one full-barrier phase for all of them), transposed into a staging tile of
@@ -492,20 +463,22 @@ __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_s
   auto produce = [&](std::size_t i) {  // lane 0: this warp's tile i into its slot i % SLOTS
     const std::size_t matrix_tile = matrix_tile_of(i);
     const int s = static_cast<int>(i % SLOTS_PER_WARP);
-    const int c0 = g.col0(matrix_tile), nb = boxes_in(c0);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, static_cast<std::uint32_t>(i));
+    std::int32_t load_at[BOXES_X][2];  // box b's {column, row}, innermost first
+#pragma unroll
+    for (int b = 0; b < BOXES_X; ++b)
+      load_at[b][0] = g.col0(matrix_tile) + b * TILE, load_at[b][1] = g.row0(matrix_tile);
+    const int nb = boxes_in(load_at[0][0]);
     // One arrival expecting every box's bytes (each box whole: the TMA unit zero-fills the part
     // below or right of the matrix), then the boxes, all completing on the same barrier.
     (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
                                          &my_full[s], nb * BOX_BYTES);
 #pragma unroll
-    for (int b = 0; b < BOXES_X; ++b) {  // BOXES_X loads per slot in the SASS, the first nb issued
-      const std::int32_t load_at[2] = {c0 + b * TILE, g.row0(matrix_tile)};  // {column, row}
+    for (int b = 0; b < BOXES_X; ++b)  // BOXES_X loads per slot in the SASS, the first nb issued
       if (b < nb)  // box b starts inside the matrix
         ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
                                   my_slots + s * TILE_FLOATS + b * BOX_FLOATS, &map_in_sw128,
-                                  load_at, &my_full[s]);
-    }
+                                  load_at[b], &my_full[s]);
   };
   if (lane == 0)
     for (std::size_t i = 0; i < warp_tiles && i < SLOTS_PER_WARP; ++i) produce(i);  // prologue
@@ -526,18 +499,43 @@ __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_s
     if (lane == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<STAGING_TILES - 1>{});
     __syncwarp();  // ...and every lane knows it before writing the tile again
     const float* slot = my_slots + ring.slot * TILE_FLOATS;  // BOXES_X boxes, 128B-swizzled rows
-    float* stage = my_staging + static_cast<int>(i % STAGING_TILES) * TILE_FLOATS;
+    float* staging = my_staging + static_cast<int>(i % STAGING_TILES) * TILE_FLOATS;
+    // Box b (input columns 32 b ..) becomes staging rows 32 b .. 32 b + 31, out[c][r] = in[r][c]:
+    // lane l reads chunk k of box row r = 32 g + l with one LDS.128 from its swizzled place
+    // k ^ (r % 8) (the 8 lanes of a quarter-warp read rows r .. r + 7, so 8 different chunks:
+    // all 32 banks, conflict-free), and writes its four floats to staging rows 4k .. 4k + 3 at
+    // column r (32 lanes, 32 consecutive floats per STS: conflict-free). One 32-row group (8
+    // chunks per lane) at a time: its 8 LDS.128 are issued before its STS, which the compiler
+    // would not reorder by itself (slot and staging tile are both shared memory, so a store
+    // might alias a later load). A box that starts right of the matrix is skipped (b >= nb).
 #pragma unroll
-    for (int b = 0; b < BOXES_X; ++b)  // box b = input columns 32b.. = staging rows 32b..
-      if (b < nb) transpose_box_into_staging<BOX_ROWS>(slot + b * BOX_FLOATS,
-                                                       stage + b * TILE * BOX_ROWS, lane);
+    for (int b = 0; b < BOXES_X; ++b) {
+      if (b >= nb) break;
+      const float* box = slot + b * BOX_FLOATS;        // 128B-swizzled rows
+      float* stage = staging + b * TILE * BOX_ROWS;    // [32 output rows][BOX_ROWS]
+#pragma unroll
+      for (int group = 0; group < BOX_ROWS / 32; ++group) {
+        const int r = group * 32 + lane;  // my box row = my output column
+        float4 v[TILE / 4];
+#pragma unroll
+        for (int k = 0; k < TILE / 4; ++k)  // chunk k of row r sits at chunk k ^ (r % 8)
+          v[k] = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
+#pragma unroll
+        for (int k = 0; k < TILE / 4; ++k) {  // in[r][4k + i] = out[4k + i][r]
+          stage[(4 * k + 0) * BOX_ROWS + r] = v[k].x;
+          stage[(4 * k + 1) * BOX_ROWS + r] = v[k].y;
+          stage[(4 * k + 2) * BOX_ROWS + r] = v[k].z;
+          stage[(4 * k + 3) * BOX_ROWS + r] = v[k].w;
+        }
+      }
+    }
     tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(i));
     ptx::fence_proxy_async(ptx::space_shared);  // my LDS before the refill, my STS before the store
     __syncwarp();                               // the whole warp's reads and writes, to lane 0
     if (lane == 0) {
       const std::size_t matrix_tile = matrix_tile_of(i);
       const std::int32_t store_at[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
-      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, stage);
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, staging);
       ptx::cp_async_bulk_commit_group();
       if (i + SLOTS_PER_WARP < warp_tiles) produce(i + SLOTS_PER_WARP);  // the slot I just read
     }

@@ -2,8 +2,8 @@
 /// @brief Chapter 12's lesson kernels in variant order: v0 (cp.async baseline), v1 (TMA tensor
 ///        loads in raw PTX), v2 (cuda::ptx, 128-byte swizzle), v3 (TMA load + TMA store),
 ///        v4-v7 (conflict-free row reads, tile shapes, the control), v8 (a pipeline per warp:
-///        a deep ring of loads, TMA stores from staging tiles), the probe the tests use,
-///        and the launchers.
+///        a deep ring of loads, TMA stores from staging tiles), v10 (v8 with tiles of several
+///        side-by-side boxes), the probe the tests use, and the launchers.
 //
 // Chapter 12: TMA tensor maps (2D) - the copy engine understands rows, strides and edges
 //
@@ -422,20 +422,27 @@ __global__ void __launch_bounds__(THREADS)
 // hands both to lane 0. Each full barrier has one waiting warp, so the ring needs no empty
 // barriers: the warp's own progress (wait, read, fence, refill) is the release.
 // A timeout stops only the warp that gave up (it has recorded its wait); its stores drain first.
-template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
-__global__ void __launch_bounds__(CONSUMER_WARPS * 32)
-    transpose_v8_warp_rings_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
-                                   const __grid_constant__ CUtensorMap map_out, int n,
-                                   unsigned* d_error) {
+
+// The pipeline itself (v8 and v10; BOXES_X = 1 is v8): each warp's tile is BOX_ROWS input rows
+// x BOXES_X * 32 input columns, loaded as BOXES_X side-by-side BOX_ROWS x 32 boxes into one
+// slot (one full-barrier phase for all of them), transposed into a staging tile of
+// BOXES_X * 32 output rows x BOX_ROWS output columns, and stored with ONE TMA store (map_out's
+// box: BOX_ROWS columns x BOXES_X * 32 rows, no swizzle, so up to 256 floats wide).
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+__device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_sw128,
+                                                     const CUtensorMap& map_out, int n,
+                                                     unsigned* d_error) {
   namespace ptx = cuda::ptx;
   static_assert(BOX_ROWS % 32 == 0 && BOX_ROWS <= 256, "whole 32-row groups, TMA box <= 256");
-  constexpr int BOX_FLOATS = BOX_ROWS * TILE;             // one slot = one staging tile
+  static_assert(BOXES_X >= 1 && BOXES_X * TILE <= 256, "the store box's rows: at most 256");
+  constexpr int BOX_FLOATS = BOX_ROWS * TILE;             // one load box
   constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;     // a multiple of 1024: boxes stay aligned
+  constexpr int TILE_FLOATS = BOXES_X * BOX_FLOATS;       // one slot = one staging tile
   constexpr int STAGING_TILES = 2;                        // per warp: fill one, store the other
-  float* s_slots = reinterpret_cast<float*>(aligned_dynamic_smem());  // [warps][SLOTS][box]
-  float* s_staging = s_slots + CONSUMER_WARPS * SLOTS_PER_WARP * BOX_FLOATS;  // [warps][2][tile]
+  float* s_slots = reinterpret_cast<float*>(aligned_dynamic_smem());  // [warps][SLOTS][tile]
+  float* s_staging = s_slots + CONSUMER_WARPS * SLOTS_PER_WARP * TILE_FLOATS;  // [warps][2][tile]
   __shared__ __align__(8) std::uint64_t full[CONSUMER_WARPS * SLOTS_PER_WARP];
-  const TileGrid<BOX_ROWS, TILE> g(n);
+  const TileGrid<BOX_ROWS, BOXES_X * TILE> g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // This warp's tiles: the block's tiles warp, warp + CONSUMER_WARPS, ...; its i-th one is
@@ -443,26 +450,46 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
   const std::size_t warp_tiles =
       my_tiles > static_cast<std::size_t>(warp) ? (my_tiles - 1 - warp) / CONSUMER_WARPS + 1 : 0;
   auto matrix_tile_of = [&](std::size_t i) { return tut::block_tile(warp + i * CONSUMER_WARPS); };
-  float* my_slots = s_slots + warp * SLOTS_PER_WARP * BOX_FLOATS;
-  float* my_staging = s_staging + warp * STAGING_TILES * BOX_FLOATS;
+  // The boxes of a tile that start inside the matrix (v4's rule, on the right edge): a box
+  // wholly outside is neither loaded nor counted, and its staging rows (output rows >= n) are
+  // neither written nor stored, since the TMA store clips them. A tile of one box is inside.
+  auto boxes_in = [&](int c0) {
+    return BOXES_X == 1 ? 1 : min(BOXES_X, (n - c0 + TILE - 1) / TILE);
+  };
+  float* my_slots = s_slots + warp * SLOTS_PER_WARP * TILE_FLOATS;
+  float* my_staging = s_staging + warp * STAGING_TILES * TILE_FLOATS;
   std::uint64_t* my_full = full + warp * SLOTS_PER_WARP;
   init_full_barriers(full);  // the one block barrier: every warp's barriers are initialised
   auto produce = [&](std::size_t i) {  // lane 0: this warp's tile i into its slot i % SLOTS
     const std::size_t matrix_tile = matrix_tile_of(i);
     const int s = static_cast<int>(i % SLOTS_PER_WARP);
     tut::perturb(tut::Perturb::kBeforeTmaIssue, static_cast<std::uint32_t>(i));
-    load_box(my_slots + s * BOX_FLOATS, &map_in_sw128, g.col0(matrix_tile), g.row0(matrix_tile),
-             &my_full[s], BOX_BYTES);
+    std::int32_t load_at[BOXES_X][2];  // box b's {column, row}, innermost first
+#pragma unroll
+    for (int b = 0; b < BOXES_X; ++b)
+      load_at[b][0] = g.col0(matrix_tile) + b * TILE, load_at[b][1] = g.row0(matrix_tile);
+    const int nb = boxes_in(load_at[0][0]);
+    // One arrival expecting every box's bytes (each box whole: the TMA unit zero-fills the part
+    // below or right of the matrix), then the boxes, all completing on the same barrier.
+    (void)ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                         &my_full[s], nb * BOX_BYTES);
+#pragma unroll
+    for (int b = 0; b < BOXES_X; ++b)  // BOXES_X loads per slot in the SASS, the first nb issued
+      if (b < nb)  // box b starts inside the matrix
+        ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global,
+                                  my_slots + s * TILE_FLOATS + b * BOX_FLOATS, &map_in_sw128,
+                                  load_at[b], &my_full[s]);
   };
   if (lane == 0)
     for (std::size_t i = 0; i < warp_tiles && i < SLOTS_PER_WARP; ++i) produce(i);  // prologue
   tut::RingPosition<SLOTS_PER_WARP> ring;
   for (std::size_t i = 0; i < warp_tiles; ++i, ring.advance()) {
-    // Has my box landed in my slot? (a timeout names this warp, its full[] entry and tile)
+    const int nb = boxes_in(g.col0(matrix_tile_of(i)));
+    // Has my tile landed in my slot? (a timeout names this warp, its full[] entry and tile)
     const tut::WaitSite site = tut::WaitSite::consumer_warp(warp)
                                    .on(tut::Barrier::kFull, warp * SLOTS_PER_WARP + ring.slot)
                                    .at_tile(static_cast<unsigned>(i))
-                                   .expecting(BOX_BYTES);
+                                   .expecting(nb * BOX_BYTES);
     const bool landed = tut::wait_or_report(&my_full[ring.slot], ring.phase, d_error, site);
     if (__any_sync(0xffffffffu, !landed)) {  // a timeout: drain my stores, this warp stops
       if (lane == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
@@ -471,24 +498,35 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
     // Staging tile i % 2 was last stored two tiles ago; at most one newer store may still read.
     if (lane == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<STAGING_TILES - 1>{});
     __syncwarp();  // ...and every lane knows it before writing the tile again
-    const float* box = my_slots + ring.slot * BOX_FLOATS;             // 128B-swizzled rows
-    float* stage = my_staging + static_cast<int>(i % STAGING_TILES) * BOX_FLOATS;  // [32][BOX_ROWS]
-    // One 32-row group (8 chunks per lane) at a time: its 8 LDS.128 are issued before its
-    // STS, which the compiler would not reorder by itself (slot and staging tile are both
-    // shared memory, so a store might alias a later load).
+    const float* slot = my_slots + ring.slot * TILE_FLOATS;  // BOXES_X boxes, 128B-swizzled rows
+    float* staging = my_staging + static_cast<int>(i % STAGING_TILES) * TILE_FLOATS;
+    // Box b (input columns 32 b ..) becomes staging rows 32 b .. 32 b + 31, out[c][r] = in[r][c]:
+    // lane l reads chunk k of box row r = 32 g + l with one LDS.128 from its swizzled place
+    // k ^ (r % 8) (the 8 lanes of a quarter-warp read rows r .. r + 7, so 8 different chunks:
+    // all 32 banks, conflict-free), and writes its four floats to staging rows 4k .. 4k + 3 at
+    // column r (32 lanes, 32 consecutive floats per STS: conflict-free). One 32-row group (8
+    // chunks per lane) at a time: its 8 LDS.128 are issued before its STS, which the compiler
+    // would not reorder by itself (slot and staging tile are both shared memory, so a store
+    // might alias a later load). A box that starts right of the matrix is skipped (b >= nb).
 #pragma unroll
-    for (int group = 0; group < BOX_ROWS / 32; ++group) {
-      const int r = group * 32 + lane;  // my box row = my output column
-      float4 v[TILE / 4];
+    for (int b = 0; b < BOXES_X; ++b) {
+      if (b >= nb) break;
+      const float* box = slot + b * BOX_FLOATS;        // 128B-swizzled rows
+      float* stage = staging + b * TILE * BOX_ROWS;    // [32 output rows][BOX_ROWS]
 #pragma unroll
-      for (int k = 0; k < TILE / 4; ++k)  // chunk k of row r sits at chunk k ^ (r % 8)
-        v[k] = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
+      for (int group = 0; group < BOX_ROWS / 32; ++group) {
+        const int r = group * 32 + lane;  // my box row = my output column
+        float4 v[TILE / 4];
 #pragma unroll
-      for (int k = 0; k < TILE / 4; ++k) {  // in[r][4k + i] = out[4k + i][r]
-        stage[(4 * k + 0) * BOX_ROWS + r] = v[k].x;
-        stage[(4 * k + 1) * BOX_ROWS + r] = v[k].y;
-        stage[(4 * k + 2) * BOX_ROWS + r] = v[k].z;
-        stage[(4 * k + 3) * BOX_ROWS + r] = v[k].w;
+        for (int k = 0; k < TILE / 4; ++k)  // chunk k of row r sits at chunk k ^ (r % 8)
+          v[k] = *reinterpret_cast<const float4*>(box + r * TILE + ((k ^ (r & 7)) << 2));
+#pragma unroll
+        for (int k = 0; k < TILE / 4; ++k) {  // in[r][4k + i] = out[4k + i][r]
+          stage[(4 * k + 0) * BOX_ROWS + r] = v[k].x;
+          stage[(4 * k + 1) * BOX_ROWS + r] = v[k].y;
+          stage[(4 * k + 2) * BOX_ROWS + r] = v[k].z;
+          stage[(4 * k + 3) * BOX_ROWS + r] = v[k].w;
+        }
       }
     }
     tut::perturb(tut::Perturb::kBeforeRelease, static_cast<std::uint32_t>(i));
@@ -497,12 +535,51 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
     if (lane == 0) {
       const std::size_t matrix_tile = matrix_tile_of(i);
       const std::int32_t store_at[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
-      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, stage);
+      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, staging);
       ptx::cp_async_bulk_commit_group();
       if (i + SLOTS_PER_WARP < warp_tiles) produce(i + SLOTS_PER_WARP);  // the slot I just read
     }
   }
   if (lane == 0) ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});  // epilogue: stores complete
+}
+
+template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+__global__ void __launch_bounds__(CONSUMER_WARPS * 32)
+    transpose_v8_warp_rings_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
+                                   const __grid_constant__ CUtensorMap map_out, int n,
+                                   unsigned* d_error) {
+  warp_rings_transpose<BOX_ROWS, 1, CONSUMER_WARPS, SLOTS_PER_WARP>(map_in_sw128, map_out, n,
+                                                                    d_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v10: v8's pipeline with tiles wide on both sides - several side-by-side boxes per slot
+// ---------------------------------------------------------------------------------------------
+// In v8 a load box is 32 columns wide: SWIZZLE_128B allows at most 128 bytes of inner extent,
+// so every row of every load box is one 128-byte piece of a different 64 KiB matrix row (at
+// N = 16384), while its store box writes BOX_ROWS * 4 contiguous bytes per output row. A plain
+// copy reads and writes long rows. HYPOTHESIS (until a GPU run measures the rows below): the
+// short read segments, 128-byte bursts scattered over many DRAM pages, are what keeps v8 short
+// of a plain 2D copy.
+// v10 makes the tile wide on both sides: BOX_ROWS input rows x BOXES_X * 32 input columns,
+// loaded as BOXES_X side-by-side 32-column boxes issued back to back into one slot on one
+// full-barrier phase, so each input row of a tile is BOXES_X * 128 contiguous bytes; the
+// staging tile (BOXES_X * 32 output rows x BOX_ROWS output columns) leaves in ONE unswizzled
+// TMA store, BOX_ROWS * 4 contiguous bytes per output row (an unswizzled box may be 256 floats
+// wide, so the store side needs no split). Everything else is v8's protocol, unchanged: the
+// ring per warp, one fence per lane per tile, the TMA store from two staging tiles.
+// Right edge: a box that starts at column >= n is not loaded and not counted on the barrier
+// (expect_tx is nb boxes); its staging rows are output rows >= n, which the TMA store clips,
+// so the warp skips their transposition. Bottom edge: the TMA unit zero-fills the load and
+// clips the store, as in v8.
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+__global__ void __launch_bounds__(CONSUMER_WARPS * 32)
+    transpose_v10_wide_tiles_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
+                                    const __grid_constant__ CUtensorMap map_out, int n,
+                                    unsigned* d_error) {
+  static_assert(BOXES_X >= 2, "one box per slot is v8");
+  warp_rings_transpose<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>(map_in_sw128, map_out,
+                                                                          n, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -563,20 +640,37 @@ void launch_transpose_v4(const CUtensorMap& map, float* d_out, int n, unsigned* 
                          smem, sms, blocks_per_sm, s, map, d_out, n, d_error);
 }
 
-// v8: per warp SLOTS_PER_WARP load slots and two staging tiles, all BOX_ROWS x 32 floats.
-// map_in_sw128's box must be 32 x BOX_ROWS (columns x rows), map_out's BOX_ROWS x 32.
-template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
-constexpr std::size_t v8_smem() {
-  return std::size_t{CONSUMER_WARPS} * (SLOTS_PER_WARP + 2) * BOX_ROWS * TILE * 4 + SMEM_ALIGN;
+// v8 and v10: per warp SLOTS_PER_WARP load slots and two staging tiles, each BOXES_X boxes of
+// BOX_ROWS x 32 floats. map_in_sw128's box must be 32 x BOX_ROWS (columns x rows), map_out's
+// BOX_ROWS x (BOXES_X * 32).
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+constexpr std::size_t warp_rings_smem() {
+  return std::size_t{CONSUMER_WARPS} * (SLOTS_PER_WARP + 2) * BOXES_X * BOX_ROWS * TILE * 4 +
+         SMEM_ALIGN;
+}
+using WarpRingsKernel = void (*)(const CUtensorMap, const CUtensorMap, int, unsigned*);
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+void launch_warp_rings(WarpRingsKernel kernel, const CUtensorMap& map_in_sw128,
+                       const CUtensorMap& map_out, int n, unsigned* d_error, int sms,
+                       int blocks_per_sm, cudaStream_t s) {
+  constexpr std::size_t smem = warp_rings_smem<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>();
+  static_assert(smem <= 227 * 1024, "more dynamic shared memory than one block may have");
+  tut::launch_persistent(kernel, CONSUMER_WARPS * 32, smem, sms, blocks_per_sm, s, map_in_sw128,
+                         map_out, n, d_error);
 }
 template <int BOX_ROWS, int CONSUMER_WARPS, int SLOTS_PER_WARP>
 void launch_transpose_v8(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out, int n,
                          unsigned* d_error, int sms, int blocks_per_sm, cudaStream_t s) {
-  constexpr std::size_t smem = v8_smem<BOX_ROWS, CONSUMER_WARPS, SLOTS_PER_WARP>();
-  static_assert(smem <= 227 * 1024, "more dynamic shared memory than one block may have");
-  tut::launch_persistent(transpose_v8_warp_rings_kernel<BOX_ROWS, CONSUMER_WARPS, SLOTS_PER_WARP>,
-                         CONSUMER_WARPS * 32, smem, sms, blocks_per_sm, s, map_in_sw128, map_out,
-                         n, d_error);
+  launch_warp_rings<BOX_ROWS, 1, CONSUMER_WARPS, SLOTS_PER_WARP>(
+      transpose_v8_warp_rings_kernel<BOX_ROWS, CONSUMER_WARPS, SLOTS_PER_WARP>, map_in_sw128,
+      map_out, n, d_error, sms, blocks_per_sm, s);
+}
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+void launch_transpose_v10(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out, int n,
+                          unsigned* d_error, int sms, int blocks_per_sm, cudaStream_t s) {
+  launch_warp_rings<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>(
+      transpose_v10_wide_tiles_kernel<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>,
+      map_in_sw128, map_out, n, d_error, sms, blocks_per_sm, s);
 }
 
 // One block; the box whose first element is column x, row y, raw (swizzled as the map says).

@@ -124,6 +124,10 @@ struct Problem {
     map_in_sw128_r64 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 64);    // v8
     map_out_c64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 64);  // v8 stores
     map_out_c128 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, TILE, 128);
+    // v10's stores: the staging tile, BOX_ROWS columns x BOXES_X * 32 rows, in one box.
+    map_out_c64_r64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 64, 64);
+    map_out_c32_r128 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 128, 32);
+    map_out_c128_r64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 64, 128);
   }
   void poison(cudaStream_t s) { tut::poison_words_and_error(s, d_out, d_error); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
@@ -149,6 +153,7 @@ struct Problem {
   std::vector<std::uint32_t> h_in, want;
   CUtensorMap map_in{}, map_in_sw128{}, map_out{}, map_in_sw128_r128{}, map_in_sw128_r256{};
   CUtensorMap map_in_sw128_r64{}, map_out_c64{}, map_out_c128{};  // v8: 32 x 64 in, 64 x 32 out
+  CUtensorMap map_out_c64_r64{}, map_out_c32_r128{}, map_out_c128_r64{};  // v10's store boxes
 };
 
 // Check sizes (the matrix side N): one partial box; one box minus a column chunk; a box plus 4
@@ -158,11 +163,18 @@ struct Problem {
 // give 9 x 65 = 585 tiles, 292 per block, 97 laps; v7's 32 x 128 tiles (4 slots) 65 x 17 =
 // 1105, 552 per block, 138 laps; v8's 64 x 32 tiles 33 x 65 = 2145, 1072 per block, 268 per
 // warp, 67 laps of each warp's 4 slots (its 2 staging tiles alternate 134 times each), and
-// v8's 128 x 32 tiles 17 x 65 = 1105, 552 per block, 276 per warp of two, 69 laps. Every ring
+// v8's 128 x 32 tiles 17 x 65 = 1105, 552 per block, 276 per warp of two, 69 laps;
 // v8_rings_8warps_low's 32 x 32 tiles give 264 per warp of eight, 66 laps of 4 slots;
 // v8_rings_box32_full 528 per warp, 132 laps; v8_rings_6warps_low 178 per warp, 89 laps of 2.
+// v10's 64 x 64 tiles (v10_wide_tiles_*) 33 x 33 = 1089, 544 per block, 272 per warp of two,
+// 68 laps of 4 slots (each staging tile alternates 136 times); v10_wide_in512_low's 32 x 128
+// tiles 65 x 17 = 1105, 552 per block, 276 per warp, 69 laps; v10_wide_128x64_low's 128 x 64
+// tiles 17 x 33 = 561, 280 per block and its one warp, 56 laps of 5 slots. N = 2052 = 32 * 64
+// + 4 = 16 * 128 + 4 also gives v10 its right-edge tiles with one box inside (the others are
+// neither loaded nor stored), as do 260 and 1028; at 28 the second box of v10's 64-wide tile
+// lies outside the matrix, at 36 and 100 it is a partial box.
 // Every ring wraps far more than 3 times. N = 4 and 28 leave three of v8's four warps (seven
-// of eight, five of six) without a tile.
+// of eight, five of six; one of v10's two) without a tile.
 inline const std::vector<std::uint64_t> kCheckSizes = {4, 28, 36, 100, 260, 1028, 2052};
 
 // Laps of a ring of `stages` slots that each block of a `blocks`-block grid makes at side n,
@@ -273,6 +285,35 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) {
           launch_transpose_v8<64, 6, 2>(p.map_in_sw128_r64, p.map_out_c64, p.n, p.err(), p.sms(),
                                         p.blocks_per_sm(), s);
+        });
+  // v10: v8's pipeline on tiles of BOXES_X side-by-side boxes, so both the input rows and the
+  // output rows of a tile are long. The first three rows keep v8_rings_tall128_low's budget
+  // (2 warps x 4 slots of 16 KiB = 128 KiB of loads in flight, 193 KiB) and move only the
+  // segment lengths (input bytes / output bytes per row and tile): v8_rings_tall128_low
+  // 128 / 512, v10_wide_tiles 256 / 256, v10_wide_in512 512 / 128.
+  v.add_low_and_full(
+      "v10_wide_tiles", "v10 64x64 tiles (2 boxes), 2 warps",
+      "v8 with 64x64 tiles: two side-by-side 32x64 boxes per 16 KiB slot, 2 warps x 4 slots "
+      "(128 KiB of loads in flight, 193 KiB: one block per SM at full occupancy too), 256 B per "
+      "input row and per output row",
+      [](Problem& p, cudaStream_t s, int blocks_per_sm) {
+        launch_transpose_v10<64, 2, 2, 4>(p.map_in_sw128_r64, p.map_out_c64_r64, p.n, p.err(),
+                                          p.sms(), blocks_per_sm, s);
+      });
+  // The controls (at --blocks-per-sm blocks per SM): 32x128 tiles, four 32x32 boxes per slot,
+  // on the same budget; 128x64 tiles, two 32x128 boxes per 32 KiB slot, on one warp of 5 slots
+  // (160 KiB of loads in flight, 225 KiB), the only warp count that fits.
+  v.add("v10_wide_in512_low", "v10 32x128 tiles (4 boxes), 2 warps, low",
+        "control: v10 with 32x128 tiles, 512 B per input row, 128 B per output row",
+        [](Problem& p, cudaStream_t s) {
+          launch_transpose_v10<32, 4, 2, 4>(p.map_in_sw128, p.map_out_c32_r128, p.n, p.err(),
+                                            p.sms(), p.blocks_per_sm(), s);
+        });
+  v.add("v10_wide_128x64_low", "v10 128x64 tiles, 1 warp x 5 slots, low",
+        "control: v10 with 128x64 tiles on one warp, 256 B per input row, 512 B per output row",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v10<128, 2, 1, 5>(in, out, p.n, p.err(), p.sms(), p.blocks_per_sm(), s);
         });
   add_negatives(v);  // broken.cuh
   return v.list;

@@ -41,7 +41,9 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                                            "v7_tma_wide4x32_full", "v8_warp_rings_full",
                                            "v8_warp_rings_low", "v8_rings_tall128_low",
                                            "v8_rings_8warps_low", "v8_rings_box32_full",
-                                           "v8_rings_6warps_low"));
+                                           "v8_rings_6warps_low", "v10_wide_tiles_low",
+                                           "v10_wide_tiles_full", "v10_wide_in512_low",
+                                           "v10_wide_128x64_low"));
 
 // Every ring variant, with the grid capped at two blocks at the largest check size: the
 // harness's lap check, here per variant (the rings wrap hundreds of times).
@@ -66,6 +68,10 @@ TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
   EXPECT_GE(ch12::ring_laps(n, 32, 32, 8 * 4, 2), 3u);  // v8_rings_8warps_low
   EXPECT_GE(ch12::ring_laps(n, 32, 32, 4 * 4, 2), 3u);  // v8_rings_box32_full
   EXPECT_GE(ch12::ring_laps(n, 64, 32, 6 * 2, 2), 3u);  // v8_rings_6warps_low
+  // v10: v8's per-warp rings on tiles of side-by-side boxes (rows x cols of the whole tile).
+  EXPECT_GE(ch12::ring_laps(n, 64, 64, 2 * 4, 2), 3u);   // v10_wide_tiles_*
+  EXPECT_GE(ch12::ring_laps(n, 32, 128, 2 * 4, 2), 3u);  // v10_wide_in512_low
+  EXPECT_GE(ch12::ring_laps(n, 128, 64, 1 * 5, 2), 3u);  // v10_wide_128x64_low
 }
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {

@@ -118,8 +118,9 @@ inline bool size_sweep(const tut::RunConfig& base, cudaStream_t stream, const st
     // The kernel and the memcpy in alternation (the tutorial's one method for a comparison
     // with a ceiling, common/timer.cuh), so both see the same clocks at every size.
     const tut::WatchdogScope named(kernel_variant->key, "size sweep, in alternation with memcpy");
+    tut::idle_before_timing(stream);  // the same start as every timed block of a table
     const tut::PairTiming pt = tut::time_alternating(
-        stream, 3, tut::kMinAlternatingPairs,
+        stream, base.warmup, tut::kMinAlternatingPairs,
         [&](cudaStream_t s) {
           kernel_variant->launch(p, s);
           CUDA_CHECK_LAST_LAUNCH();

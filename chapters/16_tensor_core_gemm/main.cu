@@ -213,6 +213,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "step 6 storing each tile's 4 boxes while the next tile's first 4 k-tiles of MMAs run", launch_step6<step6::OverlapEpilogue>);
   v.add("step6i_exit_waits_read", "6i 6h + exit waits for store reads",
         "6h whose storing threads wait at exit only until the last TMA stores read shared memory", launch_step6<step6::ExitWaitsReadOnly>);
+  v.add("step6j_exit_read_prefetch", "6j 6i + prefetch.tensormap",
+        "6i with 6d's prefetch of the 3 tensor maps during the barrier init", launch_step6<step6::ExitReadAndPrefetch>);
   v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
         "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
         [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });

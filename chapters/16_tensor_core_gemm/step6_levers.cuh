@@ -242,6 +242,9 @@ struct OverlapEpilogue : Levers<4, true, true, step5::GROUP_M, false, false, tru
 // is (what CUTLASS's TMA-store epilogues rely on too, cute::tma_store_wait being the .read
 // form). At 2048^3 every block stores one tile and then exits, so the wait is on its path.
 struct ExitWaitsReadOnly : Levers<4, true, true, step5::GROUP_M, false, false, true, true> {};
+// step6j: 6i with 6d's tensor-map prefetch: the rows' winners of the prologue and the tail
+// together, the configuration a size dispatch would pick if both hold their gains.
+struct ExitReadAndPrefetch : Levers<4, true, true, step5::GROUP_M, true, false, true, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

@@ -1,8 +1,8 @@
 /// @file block_tile.cuh
-/// @brief Chapter 15: the register-blocked core that v3, v4 and v5 share (kernels.cuh): the
-///        tiling constants, the 128x128x16 block-tile FMA loop, the store of C, and which
-///        16-byte chunks of a stage each thread copies. The three kernels differ only in how a
-///        stage reaches shared memory.
+/// @brief Chapter 15: the register-blocked core that v3 to v7 share (kernels.cuh): the
+///        tiling constants, the 128x128xKDEPTH block-tile FMA loop (KDEPTH = BK = 16, v7: 32),
+///        the store of C, and which 16-byte chunks of a stage each thread copies (v3, v4). The
+///        kernels differ only in how a stage reaches shared memory, and v7 in its depth.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,8 +16,13 @@ constexpr int BM = 128, BN = 128, BK = 16;  // block tile of C, and the K-depth 
 constexpr int TM = 8, TN = 8;               // per-thread sub-tile of C (64 accumulators)
 constexpr int THREADS = (BM / TM) * (BN / TN);                 // 256
 constexpr int STAGES = 4;                                      // ring depth for v4 and v5
-constexpr int STAGE_FLOATS = BM * BK + BK * BN;                // [A 128x16 | B 16x128]
-constexpr int STAGE_BYTES = STAGE_FLOATS * 4;                  // 16 KiB per stage
+
+/// Floats and bytes of one ring stage of k-depth `bk`: [A 128 x bk | B bk x 128]. v3..v6 use
+/// BK = 16 (16 KiB); v7 instantiates v5 with 32-deep k-tiles (32 KiB).
+__host__ __device__ constexpr int stage_floats(int bk) { return BM * bk + bk * BN; }
+__host__ __device__ constexpr int stage_bytes(int bk) { return 4 * stage_floats(bk); }
+constexpr int STAGE_FLOATS = stage_floats(BK);                 // [A 128x16 | B 16x128]
+constexpr int STAGE_BYTES = stage_bytes(BK);                   // 16 KiB per stage
 constexpr int A_CHUNKS = BM * BK / 4 / THREADS;                // 16-byte copies per thread: 2
 constexpr int B_CHUNKS = BK * BN / 4 / THREADS;                // 2
 static_assert(THREADS == 256 && A_CHUNKS == 2 && B_CHUNKS == 2, "tiling assumptions");
@@ -36,14 +41,18 @@ using GemmArgs = tut::GemmArgs<float>;
 //   s_b [BK][BN]  row-major, n contiguous
 // Per pair of k: 8 LDS.64 of A (lanes 0-15 share ty, so each is a broadcast), 4 LDS.128 of B,
 // then 128 FFMA - the FFMA:LDS ratio that lets the FMA pipes, not shared memory, set the pace.
+// KDEPTH is the stage's k-depth (the row pitch of s_a): BK for v3..v6, 32 for v7; each
+// accumulator still sums its products in k order, one FFMA after the other, at any depth.
+template <int KDEPTH>
 __device__ __forceinline__ void mma_block_tile(const float* s_a, const float* s_b,
                                                float (&acc)[TM][TN], int ty, int tx) {
+  static_assert(KDEPTH % 2 == 0, "A is read in pairs of k (LDS.64)");
 #pragma unroll
-  for (int kk = 0; kk < BK; kk += 2) {
+  for (int kk = 0; kk < KDEPTH; kk += 2) {
     float2 a[TM];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
-      a[i] = *reinterpret_cast<const float2*>(s_a + (ty * TM + i) * BK + kk);
+      a[i] = *reinterpret_cast<const float2*>(s_a + (ty * TM + i) * KDEPTH + kk);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const float4 b0 = *reinterpret_cast<const float4*>(s_b + (kk + h) * BN + tx * 4);

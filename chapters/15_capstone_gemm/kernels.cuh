@@ -11,6 +11,8 @@
 //   v4 cp.async        v3 with a STAGES-deep ring of cp.async.cg 16-byte copies (zero-fill
 //                      at the matrix edges through the src-size operand)
 //   v5 TMA (sm_90)     v3 fed by 2D TMA boxes through an mbarrier ring; one thread issues
+//   v6 empty ring      v5 with an empty mbarrier per slot instead of the block barrier
+//   v7 32-deep k-tiles v5's kernel instantiated with KDEPTH = 32: half the k-tiles per FLOP
 //   v9 (negative)      v2 with B's tile loaded at A's block offset (broken.cuh)
 // The host side (Problem, CPU reference, cuBLAS, tensor maps, registry) is in main.cu.
 // Layout: row-major, every row padded to a 16-byte pitch (lda = K rounded up to 4 floats):
@@ -104,7 +106,7 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v3_register_kernel(GemmArgs g
       *reinterpret_cast<float4*>(s_b + 4 * tid + p * 1024) = rb[p];
     }
     __syncthreads();  // the stage is complete
-    mma_block_tile(s_a, s_b, acc, ty, tx);
+    mma_block_tile<BK>(s_a, s_b, acc, ty, tx);
     __syncthreads();  // everyone has read the stage before it is overwritten
   }
   store_block_tile(g, acc, m0, n0, ty, tx);
@@ -160,7 +162,7 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
     // EXERCISE-END
     tut::cp_async_commit_group();
     const float* s_stage = s_ring + (kt % STAGES) * STAGE_FLOATS;
-    mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);  // overlaps the copies in flight
+    mma_block_tile<BK>(s_stage, s_stage + BM * BK, acc, ty, tx);  // overlaps the copies in flight
   }
   // Nothing left to drain: the trailing groups are empty.
   store_block_tile(g, acc, m0, n0, ty, tx);
@@ -169,15 +171,16 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v4_cp_async_kernel(GemmArgs g
 // ---------------------------------------------------------------------------------------------
 // v5: register-blocked, tiles fed by TMA through an mbarrier ring (sm_90)
 // ---------------------------------------------------------------------------------------------
-// Per stage, thread 0 issues one mbarrier.arrive.expect_tx of STAGE_BYTES on full[slot] and two
-// cp.async.bulk.tensor.2d boxes - A [128 rows x 16 k] and B [16 k x 128 cols]. The TMA unit
+// Per stage, thread 0 issues one mbarrier.arrive.expect_tx of stage_bytes(KDEPTH) on full[slot]
+// and two cp.async.bulk.tensor.2d boxes - A [128 rows x KDEPTH k] and B [KDEPTH k x 128 cols]
+// (v5: KDEPTH = BK = 16; v7 is this kernel with KDEPTH = 32, see its launcher). The TMA unit
 // walks the boxes, writes them dense into shared memory (the layout v4 builds with 512
 // LDGSTS), zero-fills what lies outside the tensor (the ragged edges: no bounds code), and
 // completes the transaction bytes on full[slot]: always the full box, zeros included.
 // Phase invariant: full[slot] completes phase kt / STAGES when tile kt has landed
 // (tut::RingPosition's phase is its parity). A slot is refilled only after the block barrier
 // that follows everyone's reads of it, so the barrier never runs two phases ahead.
-template <int STAGES>
+template <int STAGES, int KDEPTH>
 __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_constant__ CUtensorMap tmap_a,
                                                                 const __grid_constant__ CUtensorMap tmap_b,
                                                                 GemmArgs g) {
@@ -191,7 +194,7 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
   float* s_ring = reinterpret_cast<float*>(s_raw + ((128u - misalign) & 127u));
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
-  const int num_k_tiles = (g.K + BK - 1) / BK;
+  const int num_k_tiles = (g.K + KDEPTH - 1) / KDEPTH;
   float acc[TM][TN] = {};
 
   if (tid == 0) {
@@ -203,12 +206,12 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
   __syncthreads();
 
   auto issue = [&](int kt, int slot) {  // thread 0 only
-    float* s_a = s_ring + slot * STAGE_FLOATS;
-    float* s_b = s_a + BM * BK;
+    float* s_a = s_ring + slot * stage_floats(KDEPTH);
+    float* s_b = s_a + BM * KDEPTH;
     ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
-                                   &full[slot], static_cast<uint32_t>(STAGE_BYTES));
-    const int32_t coords_a[2] = {kt * BK, m0};  // innermost first: (k, row)
-    const int32_t coords_b[2] = {n0, kt * BK};  // (col, k)
+                                   &full[slot], static_cast<uint32_t>(stage_bytes(KDEPTH)));
+    const int32_t coords_a[2] = {kt * KDEPTH, m0};  // innermost first: (k, row)
+    const int32_t coords_b[2] = {n0, kt * KDEPTH};  // (col, k)
     ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_a, &tmap_a, coords_a,
                               &full[slot]);
     ptx::cp_async_bulk_tensor(ptx::space_shared, ptx::space_global, s_b, &tmap_b, coords_b,
@@ -228,10 +231,10 @@ __global__ void __launch_bounds__(THREADS, 2) gemm_v5_tma_kernel(const __grid_co
     const auto site = tut::WaitSite::warp(threadIdx.x / 32)
                           .on(tut::Barrier::kFull, pos.slot)
                           .at_k_tile(kt)
-                          .expecting(STAGE_BYTES);
+                          .expecting(stage_bytes(KDEPTH));
     const bool landed = tut::wait_or_report(&full[pos.slot], pos.phase, g.error, site);
-    const float* s_stage = s_ring + pos.slot * STAGE_FLOATS;
-    mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);
+    const float* s_stage = s_ring + pos.slot * stage_floats(KDEPTH);
+    mma_block_tile<KDEPTH>(s_stage, s_stage + BM * KDEPTH, acc, ty, tx);
     // EXERCISE-BEGIN: this thread is done reading the slot, and the slot's next write will come from the TMA (the async proxy)
     // The refill is an async-proxy write into this slot, and this thread's reads of it were
     // generic-proxy loads: the fence orders them before the barrier for the async proxy too.
@@ -319,7 +322,7 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
         tut::WaitSite::warp(threadIdx.x / 32).on(tut::Barrier::kFull, pos.slot).at_k_tile(kt)
             .expecting(STAGE_BYTES));
     const float* s_stage = s_ring + pos.slot * STAGE_FLOATS;
-    mma_block_tile(s_stage, s_stage + BM * BK, acc, ty, tx);
+    mma_block_tile<BK>(s_stage, s_stage + BM * BK, acc, ty, tx);
     // My reads of the slot, before the TMA (async proxy) may overwrite it: fence, then the
     // warp's hand-off to lane 0, whose arrive releases the whole warp's reads.
     ptx::fence_proxy_async(ptx::space_shared);  // v6: my slot reads, before the empty arrive
@@ -347,7 +350,23 @@ __global__ void __launch_bounds__(THREADS, 2)  // v6: two blocks per SM, as v5
 }
 
 // ---------------------------------------------------------------------------------------------
-// Launchers. One block per tile of C, not a persistent grid: the rings of v4 and v5 run over
+// v7: v5 with 32-deep k-tiles (gemm_v5_tma_kernel<V7_STAGES, V7_KDEPTH>)
+// ---------------------------------------------------------------------------------------------
+// Every k-tile of v5 costs the block the same fixed work besides its FFMA: the bounded wait on
+// full[slot] (a timer read, then try_wait), the release fence, the block barrier, where all 8
+// warps idle until the slowest arrives, and thread 0's refill. At KDEPTH = 16 that is paid once
+// per 1024 FFMA per thread; at 32, once per 2048. Nothing else changes: the same protocol,
+// boxes twice as deep (A [128 x 32], B [32 x 128]: 32 KiB per stage), the same inner product
+// over twice as many k. A hypothesis until the GPU measures it: that fixed cost is a visible
+// share of v5's k-tile. Shared memory sets the ring: two blocks per SM fit 3 stages of 32 KiB
+// (96 KiB each), not 4; the control row v7_tma_bk32_s2 keeps v5's 64 KiB per block (2 stages
+// of 32 KiB): against v7 it shows what the third stage buys, against v5 what the deeper
+// k-tile buys at the same bytes of ring.
+constexpr int V7_KDEPTH = 32;  // the k-depth of one v7 stage
+constexpr int V7_STAGES = 3;   // 3 x 32 KiB: the deepest v7 ring with two blocks per SM
+
+// ---------------------------------------------------------------------------------------------
+// Launchers. One block per tile of C, not a persistent grid: the rings of v4..v7 run over
 // K inside each block, so their laps depend on K, not on the grid (the harness's grid cap
 // does not apply). Each launcher reports its grid and blocks/SM (queried once) to the table.
 // ---------------------------------------------------------------------------------------------
@@ -396,13 +415,20 @@ void launch_gemm_v4(const GemmArgs& g, cudaStream_t s) {
   gemm_v4_cp_async_kernel<STAGES><<<grid, THREADS, smem, s>>>(g);
 }
 
-inline void launch_gemm_v5(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,
-                           const GemmArgs& g, cudaStream_t s) {
-  constexpr int smem = STAGES * STAGE_BYTES + 128;  // + room to align the ring to 128 B
-  static const int per_sm = opt_in_once(gemm_v5_tma_kernel<STAGES>, smem);
+/// v5 (STAGES = 4, KDEPTH = BK = 16) and v7 (KDEPTH = V7_KDEPTH) on a Problem of main.cu: its
+/// tensor_maps(KDEPTH) have boxes [BM x KDEPTH] of A and [KDEPTH x BN] of B.
+template <int STAGES, int KDEPTH, class TmaProblem>
+void launch_gemm_v5(TmaProblem& p, cudaStream_t s) {
+  // v5: 4 x 16 KiB + 128 = 65664 B; v7: 3 x 32 KiB + 128 = 98432 B. Both leave room for two
+  // blocks in the H200's 228 KiB of shared memory per SM (1 KiB of it reserved per block).
+  constexpr int smem = STAGES * stage_bytes(KDEPTH) + 128;  // + room to align the ring to 128 B
+  static_assert(2 * (smem + 1024) <= 228 * 1024, "two blocks per SM, as the launch bounds say");
+  static const int per_sm = opt_in_once(gemm_v5_tma_kernel<STAGES, KDEPTH>, smem);
+  const auto& maps = p.tensor_maps(KDEPTH);
+  const GemmArgs g = p.args();
   const dim3 grid = grid_over_c(g, BN, BM);
   record(grid, per_sm);
-  gemm_v5_tma_kernel<STAGES><<<grid, THREADS, smem, s>>>(tmap_a, tmap_b, g);
+  gemm_v5_tma_kernel<STAGES, KDEPTH><<<grid, THREADS, smem, s>>>(maps.a, maps.b, g);
 }
 
 inline void launch_gemm_v6(const CUtensorMap& tmap_a, const CUtensorMap& tmap_b,

@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -79,10 +80,12 @@ inline std::vector<float> reference_gemm(const std::vector<float>& a, const std:
 }
 
 /// The check sizes (M = N = K): one element; one short of, and just past, the 32 / 128 tiles;
-/// a tile multiple; ragged. Laps: the rings of v4 and v5 run over K inside each block, so a
-/// block makes ceil(K / BK) / STAGES laps whatever the grid (the harness's lap check, which
-/// caps persistent grids, changes nothing here). 517 gives 33 k tiles: 8 laps of the 4-slot
-/// ring and 16 of the 2-slot one in every block, at least the 3 a second-lap bug needs.
+/// a tile multiple; ragged. Laps: the rings of v4..v7 run over K inside each block, so a
+/// block makes ceil(K / k-depth) / STAGES laps whatever the grid (the harness's lap check,
+/// which caps persistent grids, changes nothing here). 517 gives 33 16-deep k tiles: 8 laps
+/// of the 4-slot ring and 16 of the 2-slot one in every block; and 17 32-deep k tiles (the
+/// last holds 5 k, the TMA zero-fills 27): 5 laps and 2 tiles of v7's 3-slot ring, 8 and 1
+/// of the control's 2-slot one. At least the 3 a second-lap bug needs, in every ring.
 inline std::vector<std::uint64_t> check_sizes() { return {1, 17, 129, 255, 384, 517}; }
 
 /// Tolerance: |got - want| <= (K + 1) * 2^-20. The inputs lie in [-1, 1), so each of the K
@@ -125,12 +128,19 @@ struct Problem : tut::GemmProblem<float> {
   }
   std::string describe() const { return shape_text() + " fp32 (" + oracle + " reference)"; }
 
-  /// The TMA descriptors, encoded on first use (they hold the buffers' addresses).
-  void ensure_tensor_maps() {
-    if (have_tensor_maps) return;
-    tmap_a = make_tensor_map(d_a.data(), M, K, lda, BM, BK);
-    tmap_b = make_tensor_map(d_b.data(), K, N, ldb, BK, BN);
-    have_tensor_maps = true;
+  struct TensorMaps {
+    CUtensorMap a, b;  // A [M x K] in boxes [BM x k-depth], B [K x N] in [k-depth x BN]
+  };
+  /// The TMA descriptors for stages of k-depth `kdepth` (boxes A [BM x kdepth], B [kdepth x
+  /// BN]; v5 and v6: BK, v7: V7_KDEPTH), encoded on first use (they hold the buffers'
+  /// addresses).
+  const TensorMaps& tensor_maps(int kdepth) {
+    auto it = tmaps.find(kdepth);
+    if (it == tmaps.end())
+      it = tmaps.emplace(kdepth, TensorMaps{make_tensor_map(d_a.data(), M, K, lda, BM, kdepth),
+                                            make_tensor_map(d_b.data(), K, N, ldb, kdepth, BN)})
+               .first;
+    return it->second;
   }
 
   /// Row-major [rows x cols] of values in [-1, 1) on a 2^-19 grid, unique within each 2^20
@@ -148,8 +158,7 @@ struct Problem : tut::GemmProblem<float> {
   }
 
   std::vector<float> h_a, h_b;
-  CUtensorMap tmap_a{}, tmap_b{};
-  bool have_tensor_maps = false;
+  std::map<int, TensorMaps> tmaps;  // by k-depth of the box
 };
 
 
@@ -174,18 +183,24 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) { launch_gemm_v4<STAGES>(p.args(), s); });
   v.add("v5_tma", "v5 register + TMA 4-stage",
         "v3 fed by 2D TMA boxes through a 4-slot mbarrier ring (sm_90)",
-        [](Problem& p, cudaStream_t s) {
-          p.ensure_tensor_maps();
-          launch_gemm_v5(p.tmap_a, p.tmap_b, p.args(), s);
-        })
+        [](Problem& p, cudaStream_t s) { launch_gemm_v5<STAGES, BK>(p, s); })
       .min_cc = 90;
   v.add("v6_empty_ring", "v6 TMA 4-stage, empty barriers",
         "v5 with an empty mbarrier per slot (one arrive per warp) instead of a block barrier "
         "per k-tile; thread 0 refills one k-tile late (sm_90)",
         [](Problem& p, cudaStream_t s) {
-          p.ensure_tensor_maps();
-          launch_gemm_v6(p.tmap_a, p.tmap_b, p.args(), s);
+          const auto& maps = p.tensor_maps(BK);
+          launch_gemm_v6(maps.a, maps.b, p.args(), s);
         })
+      .min_cc = 90;
+  v.add("v7_tma_bk32", "v7 TMA 3-stage, 32-deep k-tiles",
+        "v5's kernel with 32-deep k-tiles in 3 slots of 32 KiB: half the block barriers per FLOP",
+        [](Problem& p, cudaStream_t s) { launch_gemm_v5<V7_STAGES, V7_KDEPTH>(p, s); })
+      .min_cc = 90;
+  // The control: v5's 64 KiB of ring per block, as 2 slots of 32-deep k-tiles.
+  v.add("v7_tma_bk32_s2", "v7 TMA 2-stage, 32-deep (control)",
+        "v7 with 2 slots: v5's ring size in 32-deep k-tiles (sm_90)",
+        [](Problem& p, cudaStream_t s) { launch_gemm_v5<2, V7_KDEPTH>(p, s); })
       .min_cc = 90;
   v.add("cublas", "cuBLAS SGEMM (TF32 off)", "cublasSgemm, CUBLAS_DEFAULT_MATH: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), s); })

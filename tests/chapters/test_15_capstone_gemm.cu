@@ -114,11 +114,42 @@ TEST(Ch15Reference, PitchAndTolerance) {
 }
 
 TEST(Ch15Laps, LargestCheckSizeWrapsEveryRingThreeTimes) {
-  // The rings of v4, v5 and v6 run over K inside each block: laps = k tiles / ring depth.
+  // The rings of v4..v7 run over K inside each block: laps = k tiles / ring depth.
   const auto sizes = ch15::check_sizes();
   const std::uint64_t k = *std::max_element(sizes.begin(), sizes.end());
   const std::uint64_t k_tiles = (k + ch15::BK - 1) / ch15::BK;
   EXPECT_GE(k_tiles, 3u * ch15::STAGES) << "laps of the 4-slot ring at K = " << k;
+  // v7 (32-deep k-tiles, 3 slots) and its 2-slot control: fewer, deeper k-tiles.
+  const std::uint64_t v7_k_tiles = (k + ch15::V7_KDEPTH - 1) / ch15::V7_KDEPTH;
+  EXPECT_GE(v7_k_tiles, 3u * ch15::V7_STAGES) << "laps of v7's ring at K = " << k;
+}
+
+TEST(Ch15Exact, V7SumsInTheOrderOfV5) {
+  // Each accumulator of v5 and v7 is one FFMA chain over k = 0, 1, ..., K-1; the k-depth of a
+  // stage only regroups the chain, and the zero-filled tail adds fma(0, 0, acc) = acc. So v7's
+  // C equals v5's exactly (== also takes -0 for +0; a NaN, e.g. a poisoned element, fails).
+  // K = 255: 16 k-tiles of 16 and 8 of 32, the last 31 k of v7 zero-filled by the TMA.
+  SKIP_UNLESS_GPU(9, 0);
+  ch15::Problem p(ch15::Shape{517, 390, 255}, 21);
+  auto output_of = [&p](const std::string& key) {
+    for (const auto& v : ch15::variants())
+      if (v.key == key) {
+        p.poison(nullptr);
+        v.launch(p, nullptr);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        return p.compact(p.d_c.download(nullptr));
+      }
+    ADD_FAILURE() << "no variant " << key;
+    return std::vector<float>{};
+  };
+  const std::vector<float> v5 = output_of("v5_tma");
+  for (const char* key : {"v7_tma_bk32", "v7_tma_bk32_s2"}) {
+    const std::vector<float> v7 = output_of(key);
+    ASSERT_EQ(v7.size(), v5.size()) << key;
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < v5.size(); ++i) differ += v7[i] == v5[i] ? 0 : 1;
+    EXPECT_EQ(differ, 0u) << key << ": elements that differ from v5's";
+  }
 }
 
 /// fp32 -> TF32 as the tensor cores see it: 10 explicit mantissa bits, round to nearest even.

@@ -194,7 +194,7 @@ inline std::vector<tut::Variant<Problem>> variants() {
         })
       .min_cc = 90;
   v.add("v7_tma_bk32", "v7 TMA 3-stage, 32-deep k-tiles",
-        "v5's kernel with 32-deep k-tiles in 3 slots of 32 KiB: half the block barriers per FLOP",
+        "v5's kernel with 32-deep k-tiles, 3 slots of 32 KiB: half the barriers per FLOP (sm_90)",
         [](Problem& p, cudaStream_t s) { launch_gemm_v5<V7_STAGES, V7_KDEPTH>(p, s); })
       .min_cc = 90;
   // The control: v5's 64 KiB of ring per block, as 2 slots of 32-deep k-tiles.

@@ -28,6 +28,7 @@ const char* barrier_name(Barrier b) {
     case Barrier::kDone: return "done";
     case Barrier::kStore: return "store";
     case Barrier::kCluster: return "cluster";
+    case Barrier::kPartial: return "partial";
   }
   return "barrier";
 }
@@ -53,8 +54,11 @@ std::string describe_barrier(const WaitRecord& r) {
 std::string describe_timeout(const WaitRecord& r) {
   std::string s = describe_role(r) + " of block " + std::to_string(r.block);
   if (r.role != WaitRole::kWarp) s += " (warp " + std::to_string(r.warp) + ")";
-  s += " timed out on " + describe_barrier(r) + " waiting for parity " +
-       std::to_string(static_cast<unsigned>(r.parity));
+  s += " timed out on " + describe_barrier(r);
+  if (r.barrier == Barrier::kPartial)  // a flag, not an mbarrier: it has no phase parity
+    s += ", the flag of the partial tile cluster " + std::to_string(r.slot) + " writes,";
+  else
+    s += " waiting for parity " + std::to_string(static_cast<unsigned>(r.parity));
   switch (r.step_kind) {
     case WaitStep::kNone: break;
     case WaitStep::kTile: s += " at tile " + std::to_string(r.step); break;

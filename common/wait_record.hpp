@@ -38,6 +38,7 @@ enum class Barrier : std::uint8_t {
   kDone,       ///< "the whole block's work is done" (teardown)
   kStore,      ///< the barrier guarding a staging buffer for a store
   kCluster,    ///< a cluster-wide hand-off barrier
+  kPartial,    ///< a flag in global memory: "my partial tile is written" (chapter 16's stream-K)
 };
 
 /// @brief What the iteration counter of a record counts.

@@ -20,9 +20,12 @@
 ///             cluster reduced through DSMEM (remote loads, then one
 ///             bulk DSMEM copy per partial, then + TMA stores), a
 ///             size-dispatched choice                                   step7_small_tiles.cuh
+///     step 8  step 6i with the last, partial round of tile pairs split
+///             by k-tiles over every cluster (stream-K), partial sums
+///             handed to each tile's owner through global memory        step8_stream_k.cuh
 ///
 /// Each step file holds its constants, its kernel and its launcher in a namespace named after
-/// the step (ch16::step1 ... ch16::step7). What they share is in gemm_common.cuh; the Hopper
+/// the step (ch16::step1 ... ch16::step8). What they share is in gemm_common.cuh; the Hopper
 /// instructions that cuda::ptx lacks (wgmma, its descriptor, setmaxnreg, elect.sync) in
 /// common/sm90_ptx.cuh. The negatives (each must FAIL) are in broken.cuh; the host side
 /// (problem, references, cuBLAS, variants) in main.cu.
@@ -38,3 +41,4 @@
 #include "step5_persistent.cuh"
 #include "step6_levers.cuh"
 #include "step7_small_tiles.cuh"
+#include "step8_stream_k.cuh"

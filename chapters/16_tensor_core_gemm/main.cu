@@ -1,5 +1,5 @@
 /// @file main.cu
-/// @brief Chapter 16: a BF16 GEMM on Hopper tensor cores in seven steps, against cuBLAS.
+/// @brief Chapter 16: a BF16 GEMM on Hopper tensor cores in eight steps, against cuBLAS.
 ///
 /// What the program does: it builds one GEMM problem at --size (default 4096; seeded bf16
 /// inputs, a poisoned bf16 output), runs the ladder of kernels.cuh - mma.sync -> wgmma + TMA ->
@@ -161,6 +161,7 @@ struct Problem : tut::GemmProblem<bf16> {
   int sm_count;
   double bound = 0.0;  ///< gamma_K * max ||a_row|| * max ||b_row|| (accumulation_bound)
   CUtensorMap map_a64{}, map_a128{}, map_b256{}, map_b128{}, map_c64{};
+  step8::Workspace stream_k;  ///< step 8's partial tiles and flags (allocated at its first launch)
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -231,6 +232,17 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "step7::choose_schedule on tile counts against SMs: "
         "step 6i if its tiles fill 7/8 of the SMs, else 7e or 7a",
         [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
+  v.add("step8_stream_k", "8 6i + stream-K last wave",
+        "6i's full rounds of tile pairs, then the last partial round's k-tiles split evenly over "
+        "every cluster, partial sums added through global memory",
+        [](Problem& p, cudaStream_t s) {
+          step8::launch<false>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, p.stream_k, s);
+        });
+  v.add("step8b_last_tile_in_ring", "8b 8 + last tile staged in the ring",
+        "step 8 staging each block's last tile whole in the freed ring: 4 boxes, 1 fence, 4 TMA stores",
+        [](Problem& p, cudaStream_t s) {
+          step8::launch<true>(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, p.stream_k, s);
+        });
   v.add("cublas", "cuBLAS GemmEx TN (bf16, fp32 acc)",
         "cublasGemmEx, CUBLAS_COMPUTE_32F, same buffers: the ceiling",
         [](Problem& p, cudaStream_t s) { launch_cublas(p.blas, p.args(), p.d_c.data(), s); })

@@ -111,25 +111,27 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
   }
 }
 
-/// One consumer warpgroup's main loop over the K tiles of one tile: wait for a slot, issue
-/// its four wgmma, and once the previous k-tile's MMAs are done reading their slot, hand that
-/// slot back through @p release (called with the slot index; it decides which threads arrive
-/// where). Ends with every MMA done and the last slot released. @p under_mmas(kt) runs while
-/// k-tile kt's MMAs are in flight (after their commit, before the wait): the place where an
-/// epilogue can hide the previous tile's stores (step 6h); it must not touch @p d. Step 5 and
-/// most step-6 rows pass a no-op.
+/// One consumer warpgroup's main loop over k-tiles [@p kt_begin, @p kt_end) of one tile: wait
+/// for a slot, issue its four wgmma, and once the previous k-tile's MMAs are done reading their
+/// slot, hand that slot back through @p release (called with the slot index; it decides which
+/// threads arrive where). Ends with every MMA done and the last slot released. The first k-tile
+/// of the range overwrites the accumulators, the others add to them. @p under_mmas(i) runs
+/// while the range's i-th k-tile's MMAs are in flight (after their commit, before the wait):
+/// the place where an epilogue can hide the previous tile's stores (step 6h); it must not touch
+/// @p d. Step 5 and most step-6 rows pass a no-op. Steps 5-7 run whole tiles (consume_tile);
+/// step 8 also runs parts of one.
 template <int STAGES, class Release, class UnderMmas>
-__device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned char* ring,
-                                             std::uint64_t* full, tut::RingPosition<STAGES>& pos,
-                                             int ktiles, int warpgroup, bool& timed_out,
-                                             unsigned* error, Release release,
-                                             UnderMmas under_mmas) {
+__device__ __forceinline__ void consume_k_range(float (&d)[128], const unsigned char* ring,
+                                                std::uint64_t* full, tut::RingPosition<STAGES>& pos,
+                                                int kt_begin, int kt_end, int warpgroup,
+                                                bool& timed_out, unsigned* error, Release release,
+                                                UnderMmas under_mmas) {
   const int row0 = (warpgroup - 1) * 64;
   int previous_slot = -1;
-  for (int kt = 0; kt < ktiles; ++kt, pos.advance()) {
+  for (int kt = kt_begin; kt < kt_end; ++kt, pos.advance()) {
     if (!timed_out && !wait_slot_full(full, pos, warpgroup, kt, STAGE_BYTES, error)) timed_out = true;
-    mma_k_tile(d, ring + pos.slot * STAGE_BYTES, row0, A_BYTES, kt > 0);  // fence, 4 wgmma, commit
-    under_mmas(kt);
+    mma_k_tile(d, ring + pos.slot * STAGE_BYTES, row0, A_BYTES, kt > kt_begin);  // fence, 4 wgmma, commit
+    under_mmas(kt - kt_begin);
     // EXERCISE-BEGIN: the previous k-tile's MMAs must be done reading its slot before it is released in both blocks; this k-tile's keep running
     tut::wgmma_wait_group<1>();
     // EXERCISE-END
@@ -140,6 +142,16 @@ __device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned cha
   tut::wgmma_wait_group<0>();
   if (!timed_out) release(previous_slot);
   tut::fence_accumulators(d);
+}
+
+/// The main loop over all @p ktiles k-tiles of one tile (consume_k_range from k-tile 0).
+template <int STAGES, class Release, class UnderMmas>
+__device__ __forceinline__ void consume_tile(float (&d)[128], const unsigned char* ring,
+                                             std::uint64_t* full, tut::RingPosition<STAGES>& pos,
+                                             int ktiles, int warpgroup, bool& timed_out,
+                                             unsigned* error, Release release,
+                                             UnderMmas under_mmas) {
+  consume_k_range(d, ring, full, pos, 0, ktiles, warpgroup, timed_out, error, release, under_mmas);
 }
 
 /// Step 5's epilogue: 1. the previous tile's stores have read the staging tile; 2. everyone

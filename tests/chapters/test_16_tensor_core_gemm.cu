@@ -4,7 +4,9 @@
 // the ring wraps a second time. Host-only checks of the reference, bound and pitches.
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
+#include <vector>
 
 #include "common/launch.cuh"
 #include "gpu_test.cuh"
@@ -133,6 +135,101 @@ TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
   EXPECT_EQ(at(1), Schedule::kSmallTiles);
   // A wide, shallow problem: 128 small tiles, two blocks each would overfill the wave.
   EXPECT_EQ(ch16::step7::choose_schedule(1024, 2048, 1024, 132), Schedule::kSmallTiles);
+}
+
+// Step 8's schedule, host only: every k-tile of every pair is computed exactly once; a
+// cluster's only partial unit is the first of its stretch of the tail; an owner's unit is its
+// cluster's last; the
+// contributors an owner waits for are exactly the clusters holding the rest of its pair.
+void expect_stream_k_schedule_sound(int pairs, int ktiles, int clusters) {
+  SCOPED_TRACE("pairs " + std::to_string(pairs) + ", k-tiles " + std::to_string(ktiles) +
+               ", clusters " + std::to_string(clusters));
+  using ch16::step8::Schedule, ch16::step8::Units, ch16::step8::Unit;
+  const Schedule s = Schedule::make(pairs, ktiles, clusters);
+  EXPECT_EQ(s.dp_pairs % clusters, 0);
+  EXPECT_LT(pairs - s.dp_pairs, clusters);  // the tail is less than one round
+  std::vector<int> times(static_cast<std::size_t>(pairs) * ktiles, 0);
+  std::vector<int> holder(times.size(), -1);  // which cluster computed each k-tile
+  for (int c = 0; c < clusters; ++c) {
+    Units units(s, c);
+    std::vector<Unit> list;
+    for (Unit u; units.next(u);) list.push_back(u);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Unit& u = list[i];
+      ASSERT_GE(u.pair, 0);
+      ASSERT_LT(u.pair, pairs);
+      ASSERT_LT(u.k_begin, u.k_end);
+      ASSERT_LE(u.k_end, ktiles);
+      const std::size_t rounds = static_cast<std::size_t>(s.dp_pairs / clusters);
+      if (i < rounds) EXPECT_TRUE(u.k_begin == 0 && u.k_end == ktiles) << "a full round's pair is whole";
+      if (u.k_begin > 0) EXPECT_EQ(i, rounds) << "a partial must be the first unit after the full rounds";
+      if (u.k_begin == 0 && u.k_end < ktiles) EXPECT_EQ(i + 1, list.size()) << "an owner must be last";
+      for (int k = u.k_begin; k < u.k_end; ++k) {
+        ++times[static_cast<std::size_t>(u.pair) * ktiles + k];
+        holder[static_cast<std::size_t>(u.pair) * ktiles + k] = c;
+      }
+    }
+  }
+  for (int v : times) ASSERT_EQ(v, 1);
+  for (int p = s.dp_pairs; p < pairs; ++p) {  // the owner's contributors hold the rest
+    int owner_end = 0;
+    while (owner_end < ktiles && holder[static_cast<std::size_t>(p) * ktiles + owner_end] == holder[static_cast<std::size_t>(p) * ktiles]) ++owner_end;
+    int first = 0, last = 0;
+    s.contributors(p - s.dp_pairs, owner_end, first, last);
+    std::vector<int> want;
+    for (int k = owner_end; k < ktiles; ++k) {
+      const int c = holder[static_cast<std::size_t>(p) * ktiles + k];
+      if (want.empty() || want.back() != c) want.push_back(c);
+    }
+    std::vector<int> got;
+    for (int c = first; c <= last; ++c) got.push_back(c);
+    EXPECT_EQ(got, want) << "pair " << p;
+  }
+}
+
+TEST(Ch16StreamK, ScheduleCoversEveryKTileOnce) {
+  expect_stream_k_schedule_sound(256, 64, 66);   // 4096^3 on 132 SMs: 3 rounds + 58 pairs
+  expect_stream_k_schedule_sound(1024, 128, 66); // 8192^3: 15 rounds + 34 pairs
+  expect_stream_k_schedule_sound(64, 32, 66);    // 2048^3: fewer pairs than clusters
+  expect_stream_k_schedule_sound(16, 16, 66);    // 1024^3
+  expect_stream_k_schedule_sound(9, 9, 66);      // 517^3 on the whole GPU: all tail
+  expect_stream_k_schedule_sound(9, 9, 4);       // 517^3 on 8 blocks: 2 rounds + 1 pair
+  expect_stream_k_schedule_sound(9, 9, 1);       // the lap check: one cluster, no tail
+  expect_stream_k_schedule_sound(1, 1, 66);
+  for (int pairs = 1; pairs <= 40; pairs += 3)
+    for (int ktiles = 1; ktiles <= 20; ktiles += 2)
+      for (int clusters = 1; clusters <= 12; ++clusters) expect_stream_k_schedule_sound(pairs, ktiles, clusters);
+}
+
+TEST(Ch16StreamK, TheTailAtTheTableSizes) {
+  using ch16::step8::Schedule;
+  const Schedule s4096 = Schedule::make(256, 64, 66);
+  EXPECT_EQ(s4096.dp_pairs, 198);
+  EXPECT_EQ(s4096.span, 57);  // 58 x 64 / 66 = 56.2: 57 k-tiles each instead of a whole 64
+  const Schedule s517 = Schedule::make(9, 9, 66);
+  EXPECT_EQ(s517.span, 4);  // kMinTailSpan: pairs cut into up to 3 parts (2 partials per owner)
+  const Schedule s2048 = Schedule::make(64, 32, 66);
+  EXPECT_EQ(s2048.span, 32);  // one whole pair per cluster: nothing is split
+}
+
+// Step 8 on grids that give every kind of unit: the whole GPU at 517^3 (no full round, pairs cut
+// into 3 parts), 4 clusters (2 full rounds, then one pair cut over 3 clusters) and 7 clusters
+// (one round, then 2 pairs), each against the CPU reference, twice (a second epoch).
+TEST(Ch16StreamK, FullRoundsAndTailMatchTheCpuReference) {
+  SKIP_UNLESS_SM90A();
+  ch16::Problem p(ch16::Shape{517, 517, 517}, 11, sms());
+  const tut::Variant<ch16::Problem>* step8 = nullptr;
+  const auto all = ch16::variants();
+  for (const auto& v : all)
+    if (v.key == "step8_stream_k") step8 = &v;
+  ASSERT_NE(step8, nullptr);
+  for (unsigned cap : {0u, 8u, 14u}) {
+    const tut::ScopedGridCap grid(cap);
+    for (int run = 0; run < 2; ++run) {
+      const tut::VerifyResult r = tut::run_and_verify(p, *step8, nullptr);
+      EXPECT_TRUE(r.ok()) << "grid cap " << cap << ", run " << run << ": " << r.summary() << "\n" << r.details();
+    }
+  }
 }
 
 TEST(Ch16Reference, KnownProductOnThePaddedLayout) {

@@ -43,6 +43,20 @@ TEST(WaitRecord, LoneBarrierWithoutBytesOrIteration) {
   EXPECT_EQ(tut::describe_timeout(r), "warp 4 of block 17 timed out on tile waiting for parity 0");
 }
 
+TEST(WaitRecord, PartialFlagNamesTheClusterNotAParity) {
+  // Chapter 16's stream-K flag is a word in global memory, not an mbarrier: the sentence names
+  // the cluster whose partial tile never arrived, and no phase parity.
+  tut::WaitRecord r = consumer_full_record();
+  r.barrier = tut::Barrier::kPartial;
+  r.slot = 5;
+  r.step_kind = tut::WaitStep::kTile;
+  r.step = 61;
+  r.expect_tx = 0;
+  EXPECT_EQ(tut::describe_timeout(r),
+            "consumer warpgroup 2 of block 17 (warp 8) timed out on partial[5], the flag of the "
+            "partial tile cluster 5 writes, at tile 61");
+}
+
 TEST(WaitRecord, EachRoleBarrierAndStepHasItsWord) {
   tut::WaitRecord r = consumer_full_record();
   r.role = tut::WaitRole::kProducerWarp;

@@ -5,7 +5,9 @@
 ///
 /// At 1024^3 a 128 x 256 tile grid has 8 x 4 = 32 tiles for 132 SMs, and each tile's K loop is
 /// only 16 k-tiles of 64: the ring's fill and the epilogue are a large part of every block's
-/// life, and 100 SMs do nothing. Two levers, each its own row:
+/// life, and 100 SMs do nothing. Two levers, each its own row (then 7d-7j, each a row on top of
+/// 7b: the hand-off through the async proxy, a TMA-store epilogue, and 7e's per-block fixed
+/// costs at 1024^3, where a block's whole K loop is 8 k-tiles):
 ///
 ///   gemm_step7_small_tiles_kernel   128 x 128 tiles (two consumer warpgroups of 64 x 128,
 ///                                   wgmma m64n128k16): twice the tiles of step 3, 64 at 1024^3,
@@ -151,11 +153,6 @@ __device__ __forceinline__ float4 ld_shared_v4(std::uint32_t addr) {
   return v;
 }
 
-/// 7d's push: ONE bulk copy (the async proxy, a TMA unit) of my 32 KiB outbox into the inbox at
-/// the same offset in the peer's shared memory, completing its bytes as a transaction on the
-/// peer's ready (which the peer armed with expect_tx of PARTIAL_BYTES). When ready's phase
-/// completes, all the bytes are in the peer's inbox and visible to the threads that waited on
-/// it: no per-thread release at cluster scope, no remote loads.
 /// 7i's push, per thread: the 16 bytes at @p local's offset in the PEER's shared memory
 /// (mapa: the shared::cluster address of the same offset in block @p peer), written by
 /// st.async straight from registers; when they land, the hardware performs complete_tx(16) on
@@ -178,6 +175,11 @@ __device__ __forceinline__ bool named_barrier_or(int id, int threads, bool pred)
   return any != 0;
 }
 
+/// 7d's push: ONE bulk copy (the async proxy, a TMA unit) of my 32 KiB outbox into the inbox at
+/// the same offset in the peer's shared memory, completing its bytes as a transaction on the
+/// peer's ready (which the peer armed with expect_tx of PARTIAL_BYTES). When ready's phase
+/// completes, all the bytes are in the peer's inbox and visible to the threads that waited on
+/// it: no per-thread release at cluster scope, no remote loads.
 __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox,
                                              std::uint64_t* ready, unsigned peer) {
   ptx::cp_async_bulk(ptx::space_cluster, ptx::space_shared, __cluster_map_shared_rank(inbox, peer),
@@ -185,7 +187,7 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
                      static_cast<std::uint64_t*>(__cluster_map_shared_rank(ready, peer)));
 }
 
-/// 7f-7h: the per-block fixed costs of 7e at 1024^3 (a block there runs only 8 k-tiles), one
+/// 7f-7j: the per-block fixed costs of 7e at 1024^3 (a block there runs only 8 k-tiles), one
 /// switch per row, each on top of the one before (flags of small_tile_gemm's PROLOGUE):
 ///   kPrefetchMaps      7f: the producer warp's elected lane issues prefetch.tensormap for the
 ///                      three maps at kernel start, while thread 0 initialises the barriers, so
@@ -499,8 +501,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
   small_tile_gemm<2, true, true>(map_a, map_b, g, &map_c);
 }
 
-/// 7f-7h: 7e with the fixed-cost levers PROLOGUE (kPrefetchMaps, kDeferClusterWait,
-/// kExitOnTaken above); 7e's block, ring and hand-off otherwise.
+/// 7f-7j: 7e with the fixed-cost levers PROLOGUE (kPrefetchMaps, kDeferClusterWait,
+/// kExitOnTaken, kStAsyncHandoff, kFiveStages above); 7e's tile, roles and reduction otherwise.
 template <int PROLOGUE>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
     gemm_step7_fixed_cost_kernel(const __grid_constant__ CUtensorMap map_a,

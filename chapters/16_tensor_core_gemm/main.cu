@@ -228,6 +228,22 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step7_bulk_tma_store", "7e 7d + TMA-store epilogue",
         "7d with the reducer's 64x128 rows staged as two swizzled 64x64 bf16 boxes and stored by TMA",
         [](Problem& p, cudaStream_t s) { step7::launch_bulk_tma_store(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  // 7f-7h: 7e's per-block fixed costs, one lever a row, each on top of the row before.
+  v.add("step7f_prefetch_maps", "7f 7e + prefetch.tensormap",
+        "7e with the producer warp prefetching the 3 tensor maps while thread 0 initialises the barriers",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  v.add("step7g_deferred_wait", "7g 7f + cluster wait deferred",
+        "7f whose start arrives on the cluster barrier and waits only before the first hand-off",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps | step7::kDeferClusterWait>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  v.add("step7h_exit_on_taken", "7h 7g + no cluster barrier at exit",
+        "7g whose exit waits only for the last taken (the peer is done with my shared memory)",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps | step7::kDeferClusterWait | step7::kExitOnTaken>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  v.add("step7i_st_async_handoff", "7i 7h + st.async hand-off",
+        "7h whose exporter writes its partial straight into the peer's inbox by st.async (no outbox, no bulk copy)",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps | step7::kDeferClusterWait | step7::kExitOnTaken | step7::kStAsyncHandoff>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  v.add("step7j_five_stages", "7j 7i + a 5th ring slot",
+        "7i with the freed outbox's 32 KiB as a 5th slot: 5 of 8 k-tiles issued before the first wait",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps | step7::kDeferClusterWait | step7::kExitOnTaken | step7::kStAsyncHandoff | step7::kFiveStages>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
   v.add("step7_size_dispatched", "7c size-dispatched (7a / 7e / 6i)",
         "step7::choose_schedule on tile counts against SMs: "
         "step 6i if its tiles fill 7/8 of the SMs, else 7e or 7a",

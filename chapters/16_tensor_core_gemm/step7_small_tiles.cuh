@@ -5,7 +5,9 @@
 ///
 /// At 1024^3 a 128 x 256 tile grid has 8 x 4 = 32 tiles for 132 SMs, and each tile's K loop is
 /// only 16 k-tiles of 64: the ring's fill and the epilogue are a large part of every block's
-/// life, and 100 SMs do nothing. Two levers, each its own row:
+/// life, and 100 SMs do nothing. Two levers, each its own row (then 7d-7j, each a row on top of
+/// 7b: the hand-off through the async proxy, a TMA-store epilogue, and 7e's per-block fixed
+/// costs at 1024^3, where a block's whole K loop is 8 k-tiles):
 ///
 ///   gemm_step7_small_tiles_kernel   128 x 128 tiles (two consumer warpgroups of 64 x 128,
 ///                                   wgmma m64n128k16): twice the tiles of step 3, 64 at 1024^3,
@@ -60,13 +62,18 @@ constexpr int PARTIAL_BYTES = 64 * BN * 4;  // one warpgroup's fp32 partial tile
 /// an inbox the peer's bulk copy fills: 193 KiB.
 /// TMA_STORE (7e, on top of 7d): a 16 KiB staging tile for the reducing warpgroup's 64 x 128
 /// bf16 result (two 64 x 64 boxes of C): 209 KiB.
-template <int SPLIT, bool BULK_HANDOFF = false, bool TMA_STORE = false>
+/// ST_ASYNC (7i, on top of 7e): no outbox; the exporter's registers go straight into the
+/// peer's inbox by st.async: 7e less 32 KiB, 177 KiB. EXTRA_STAGES (7j): a 5th ring slot in
+/// that room, 209 KiB.
+template <int SPLIT, bool BULK_HANDOFF = false, bool TMA_STORE = false, bool ST_ASYNC = false,
+          int EXTRA_STAGES = 0>
 struct Config {
   static_assert(SPLIT == 1 || SPLIT == 2, "split-K over the two blocks of a cluster, or none");
   static_assert(!BULK_HANDOFF || SPLIT == 2, "the bulk hand-off is a split-K hand-off");
-  static constexpr int STAGES = SPLIT == 1 ? 3 : 4;
+  static_assert(!ST_ASYNC || (BULK_HANDOFF && TMA_STORE), "7i is a lever on top of 7e");
+  static constexpr int STAGES = (SPLIT == 1 ? 3 : 4) + EXTRA_STAGES;
   static constexpr int BLOCKS_PER_SM = SPLIT == 1 ? 2 : 1;
-  static constexpr int PARTIAL_BUFFERS = SPLIT == 1 ? 0 : BULK_HANDOFF ? 2 : 1;
+  static constexpr int PARTIAL_BUFFERS = SPLIT == 1 ? 0 : (BULK_HANDOFF && !ST_ASYNC) ? 2 : 1;
   static constexpr int STAGING_BYTES = TMA_STORE ? 2 * step6::BOX_BYTES : 0;
   static constexpr int SMEM_BYTES =
       STAGES * STAGE_BYTES + PARTIAL_BUFFERS * PARTIAL_BYTES + STAGING_BYTES + 1024;
@@ -76,6 +83,7 @@ static_assert(Config<1>::BLOCKS_PER_SM * (Config<1>::SMEM_BYTES + 1024) <= 228 *
 static_assert(Config<2>::SMEM_BYTES <= 227 * 1024, "the split-K block fits in 227 KiB");
 static_assert(Config<2, true>::SMEM_BYTES <= 227 * 1024, "the bulk hand-off's block fits in 227 KiB");
 static_assert(Config<2, true, true>::SMEM_BYTES <= 227 * 1024, "7e's block (7d + staging) fits in 227 KiB");
+static_assert(Config<2, true, true, true, 1>::SMEM_BYTES <= 227 * 1024, "7j's 5-slot block fits in 227 KiB");
 
 /// 7e's epilogue: the reducing warpgroup's 64 x 128 result rounded to bf16 into the staging
 /// tile as two 128-byte swizzled 64 x 64 boxes (step 6's stage_box), then two TMA stores by one
@@ -145,6 +153,28 @@ __device__ __forceinline__ float4 ld_shared_v4(std::uint32_t addr) {
   return v;
 }
 
+/// 7i's push, per thread: the 16 bytes at @p local's offset in the PEER's shared memory
+/// (mapa: the shared::cluster address of the same offset in block @p peer), written by
+/// st.async straight from registers; when they land, the hardware performs complete_tx(16) on
+/// the mbarrier at @p ready's offset in the peer. 128 threads x 16 stores = PARTIAL_BYTES.
+__device__ __forceinline__ std::uint32_t peer_address(const void* local, unsigned peer) {
+  std::uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(tut::smem_addr(local)), "r"(peer));
+  return remote;
+}
+__device__ __forceinline__ void st_async_v4(std::uint32_t remote, float4 v, std::uint32_t remote_bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];\n"
+               ::"r"(remote), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(remote_bar) : "memory");
+}
+/// bar.red.or over the @p threads threads of named barrier @p id: true in every thread when
+/// any passed true (7i: the leader's timeout, told to the warpgroup that pushes with it).
+__device__ __forceinline__ bool named_barrier_or(int id, int threads, bool pred) {
+  std::uint32_t any;
+  asm volatile("{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+               : "=r"(any) : "r"(static_cast<std::uint32_t>(pred)), "r"(id), "r"(threads) : "memory");
+  return any != 0;
+}
+
 /// 7d's push: ONE bulk copy (the async proxy, a TMA unit) of my 32 KiB outbox into the inbox at
 /// the same offset in the peer's shared memory, completing its bytes as a transaction on the
 /// peer's ready (which the peer armed with expect_tx of PARTIAL_BYTES). When ready's phase
@@ -157,6 +187,35 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
                      static_cast<std::uint64_t*>(__cluster_map_shared_rank(ready, peer)));
 }
 
+/// 7f-7j: the per-block fixed costs of 7e at 1024^3 (a block there runs only 8 k-tiles), one
+/// switch per row, each on top of the one before (flags of small_tile_gemm's PROLOGUE):
+///   kPrefetchMaps      7f: the producer warp's elected lane issues prefetch.tensormap for the
+///                      three maps at kernel start, while thread 0 initialises the barriers, so
+///                      the first TMA load (and the first store) finds its descriptor in the
+///                      SM's TMA descriptor cache instead of fetching it from memory then.
+///   kDeferClusterWait  7g: the start's cluster barrier split in two: every thread ARRIVES
+///                      (relaxed) once the barriers are initialised, and waits only where it
+///                      first needs the peer: the consumers before their first hand-off, the
+///                      producer after its last load. The block's own ring needs only
+///                      __syncthreads (plus fence.proxy.async for the TMA), so the main loop no
+///                      longer waits for the peer block to be launched and initialised.
+///   kExitOnTaken       7h: no cluster barrier at exit. What a block must outlive is its peer's
+///                      use of its shared memory: its bulk copy into my inbox (complete
+///                      before my reducer passes ready), my push's reads of my outbox, and its
+///                      reducer's arrival on my taken, which comes after that push has landed
+///                      (7d's reducers read only their own inbox). So my exporting
+///                      warpgroup's leader waits for the last tile's taken, and nothing else
+///                      waits at exit. (After a timeout the exit no longer waits for the peer:
+///                      the error word already fails the run.)
+///   kStAsyncHandoff    7i: no outbox. The exporter's 128 threads write their accumulators
+///                      straight into the peer's inbox with st.async (16 bytes each, complete_tx
+///                      on the peer's ready), instead of STS into the outbox, the proxy fence, a
+///                      named barrier and one bulk copy. The reducer's side is 7d's unchanged.
+///   kFiveStages        7j: the outbox's 32 KiB as a 5th ring slot: the producer's first fill
+///                      issues 5 of a block's 8 k-tiles (at 1024^3) before its first wait.
+constexpr int kPrefetchMaps = 1, kDeferClusterWait = 2, kExitOnTaken = 4, kStAsyncHandoff = 8,
+              kFiveStages = 16;
+
 /// The three rows' body. SPLIT = 1: a plain grid of blocks, one tile each (grid-stride when the
 /// grid is capped). SPLIT = 2: a grid of 2-block clusters, one tile per cluster, block rank r
 /// taking k-tiles [r * half, (r + 1) * half), half = ceil(k-tiles / 2); a block whose half is
@@ -165,20 +224,37 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
 /// arrived on by the peer (SPLIT = 2: ready, taken), fence.mbarrier_init.release.cluster + the
 /// cluster barrier. BULK_HANDOFF picks 7d's hand-off (below) instead of 7b's; TMA_STORE 7e's
 /// epilogue (store_tile_n128, through @p map_c) instead of stores from registers.
-template <int SPLIT, bool BULK_HANDOFF = false, bool TMA_STORE = false>
+template <int SPLIT, bool BULK_HANDOFF = false, bool TMA_STORE = false, int PROLOGUE = 0>
 __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const CUtensorMap& map_b,
                                                 const GemmArgs& g, const CUtensorMap* map_c = nullptr) {
-  using Cfg = Config<SPLIT, BULK_HANDOFF, TMA_STORE>;
+  constexpr bool ST_ASYNC = (PROLOGUE & kStAsyncHandoff) != 0;
+  using Cfg = Config<SPLIT, BULK_HANDOFF, TMA_STORE, ST_ASYNC, (PROLOGUE & kFiveStages) != 0 ? 1 : 0>;
   constexpr int STAGES = Cfg::STAGES;
   extern __shared__ unsigned char smem_raw[];
   unsigned char* ring = align_1024(smem_raw);
   float4* partial = reinterpret_cast<float4*>(ring + STAGES * STAGE_BYTES);  // SPLIT = 2 only
-  float4* inbox = partial + PARTIAL_BYTES / 16;  // BULK_HANDOFF only (partial is then the outbox)
+  // BULK_HANDOFF only (partial is then the outbox); 7i has no outbox, only the inbox.
+  float4* inbox = ST_ASYNC ? partial : partial + PARTIAL_BYTES / 16;
   unsigned char* staging = ring + STAGES * STAGE_BYTES + Cfg::PARTIAL_BUFFERS * PARTIAL_BYTES;  // TMA_STORE
   __shared__ std::uint64_t full[STAGES], empty[STAGES];
   __shared__ std::uint64_t ready, taken;  // the split-K hand-off (SPLIT = 2 only)
   const unsigned rank = SPLIT > 1 ? ptx::get_sreg_cluster_ctarank() : 0;
   const unsigned peer = rank ^ 1u;
+  constexpr bool DEFER_WAIT = (PROLOGUE & kDeferClusterWait) != 0;
+  constexpr bool EXIT_ON_TAKEN = (PROLOGUE & kExitOnTaken) != 0;
+  static_assert(PROLOGUE == 0 || (BULK_HANDOFF && TMA_STORE), "7f-7j are levers on top of 7e");
+  static_assert((PROLOGUE & kFiveStages) == 0 || ST_ASYNC, "7j's 5th slot is 7i's freed outbox");
+  if constexpr ((PROLOGUE & kPrefetchMaps) != 0) {
+    // Warp 8 (the producer warp: no part in the barrier init, which is thread 0's) asks the
+    // TMA unit for the three descriptors now; their fetch overlaps the init and the cluster
+    // barrier instead of delaying the first load. Each block prefetches: each SM's TMA unit
+    // keeps its own descriptor cache.
+    if (threadIdx.x == PRODUCER_WARP * 32) {
+      tut::prefetch_tensormap(&map_a);
+      tut::prefetch_tensormap(&map_b);
+      tut::prefetch_tensormap(map_c);
+    }
+  }
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       ptx::mbarrier_init(&full[s], 1);
@@ -191,11 +267,21 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
       ptx::mbarrier_init(&ready, BULK_HANDOFF ? 1 : 128);
       ptx::mbarrier_init(&taken, BULK_HANDOFF ? 1 : 128);
       ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);  // visible to the peer
+      // 7g: my own TMA loads see the ring's barriers after __syncthreads, not the cluster
+      // barrier's acquire: order the inits before the async proxy's use as 7a does.
+      if constexpr (DEFER_WAIT) ptx::fence_proxy_async(ptx::space_shared);
     } else {
       ptx::fence_proxy_async(ptx::space_shared);  // the TMA (async proxy) sees initialised barriers
     }
   }
-  if constexpr (SPLIT > 1) {  // no block arrives on its peer's barriers before they exist
+  if constexpr (DEFER_WAIT) {
+    __syncthreads();  // my ring's barriers are initialised, for my own roles
+    // Relaxed: the release of the inits is thread 0's fence.mbarrier_init.release.cluster
+    // (the fence's own pattern: init, that fence, a relaxed arrive, an acquiring wait), and no
+    // other thread has anything to publish. 7e's arrive.release costs every thread a
+    // MEMBAR.ALL.GPU. The wait is deferred to each role's first use of the peer (below).
+    ptx::barrier_cluster_arrive(ptx::sem_relaxed);
+  } else if constexpr (SPLIT > 1) {  // no block arrives on its peer's barriers before they exist
     ptx::barrier_cluster_arrive(ptx::sem_release);
     ptx::barrier_cluster_wait(ptx::sem_acquire);
   } else {
@@ -224,12 +310,16 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
         }
       }
     }
+    // 7g: the producer never touches the peer; it completes its half of the start's barrier
+    // here (each arrival is paired with a wait before the next arrival, or the exit).
+    if constexpr (DEFER_WAIT) ptx::barrier_cluster_wait(ptx::sem_acquire);
   } else {  // ---- consumers: warpgroup 0 rows 0..63, warpgroup 1 rows 64..127 ----
     const int warpgroup = warp / 4, row0 = warpgroup * 64, tid = threadIdx.x % 128;
     const bool arrives = threadIdx.x % 32 == 0;  // one "slot free" arrival per warp
     const bool reduces = SPLIT == 1 || warpgroup == static_cast<int>(rank);  // stores C rows
     bool timed_out = false;  // a timed-out consumer never leaves early (gemm_common.cuh)
     std::uint32_t handoff_phase = 0;  // ready and taken complete one phase per tile
+    bool peer_ready = !DEFER_WAIT;  // 7g: the peer's barriers are known to be initialised
     float d[64];
     for (int tile = first_tile; tile < num_tiles; tile += tile_stride) {
       const TileCoord tc = tile_coord(tile, tiles_m, BM, BN);
@@ -252,6 +342,12 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
       if (k_begin == k_end)  // an empty half of K (K <= 64 and rank 1): a zero partial
         for (int j = 0; j < 64; ++j) d[j] = 0.0f;
       tut::fence_accumulators(d);
+      if constexpr (DEFER_WAIT) {
+        // 7g: the first hand-off is this thread's first use of the peer (its inbox, its ready,
+        // its taken): the peer's inits, released by its arrival, before it.
+        if (!peer_ready) ptx::barrier_cluster_wait(ptx::sem_acquire);  // once, before the first hand-off
+        peer_ready = true;
+      }
       if constexpr (BULK_HANDOFF) {
         // ---- 7d: the hand-off through the async proxy, one elected thread per warpgroup ----
         const bool leader = tid == 0;  // waits, copies and arrives for its warpgroup
@@ -263,15 +359,29 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
           // all its bytes before the peer's ready completed, so it is done reading my outbox.
           if (leader && !timed_out && !tut::wait_or_report_cluster(&taken, handoff_phase ^ 1, g.error, site))
             timed_out = true;
-          tut::named_barrier_sync(group_barrier, 128);  // no thread rewrites the outbox before that
-#pragma unroll
-          for (int j = 0; j < 64; j += 4)  // the same [j / 4][tid] layout as 7b, in my own memory
-            st_shared_v4(tut::smem_addr(partial + (j / 4) * 128 + tid), make_float4(d[j], d[j + 1], d[j + 2], d[j + 3]));
-          ptx::fence_proxy_async(ptx::space_shared);  // my outbox writes, before the bulk copy reads them
-          tut::named_barrier_sync(group_barrier, 128);  // every thread has written and fenced
-          if (leader) {
+          if constexpr (ST_ASYNC) {
+            // 7i: every thread pushes, so every thread learns whether the leader gave up
+            // (and, through the barrier, is ordered after its acquire of taken).
+            timed_out = named_barrier_or(group_barrier, 128, timed_out);
             tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
-            if (!timed_out) push_partial(inbox, partial, &ready, peer);  // into the peer's inbox
+            if (!timed_out) {
+              const std::uint32_t remote_inbox = peer_address(inbox, peer);
+              const std::uint32_t remote_ready = peer_address(&ready, peer);
+#pragma unroll
+              for (int j = 0; j < 64; j += 4)  // 7d's [j / 4][tid] layout, in the peer's inbox
+                st_async_v4(remote_inbox + 16 * ((j / 4) * 128 + tid), make_float4(d[j], d[j + 1], d[j + 2], d[j + 3]), remote_ready);
+            }
+          } else {  // 7d, 7e: my outbox, then one bulk copy
+            tut::named_barrier_sync(group_barrier, 128);  // no thread rewrites the outbox before that
+#pragma unroll
+            for (int j = 0; j < 64; j += 4)  // the same [j / 4][tid] layout as 7b, in my own memory
+              st_shared_v4(tut::smem_addr(partial + (j / 4) * 128 + tid), make_float4(d[j], d[j + 1], d[j + 2], d[j + 3]));
+            ptx::fence_proxy_async(ptx::space_shared);  // my outbox writes, before the bulk copy reads them
+            tut::named_barrier_sync(group_barrier, 128);  // every thread has written and fenced
+            if (leader) {
+              tut::perturb(tut::Perturb::kBeforeTmaIssue, tile);
+              if (!timed_out) push_partial(inbox, partial, &ready, peer);  // into the peer's inbox
+            }
           }
         } else {  // ---- reduce: arm ready, wait for the bytes, add my local copy ----
           if (leader) {
@@ -332,8 +442,20 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
     }
     if constexpr (TMA_STORE)  // the staging tile outlives the last store's reads
       if (reduces && tid == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<0>{});
+    if constexpr (DEFER_WAIT)  // no tile (a grid-capped block past the last one): no hand-off
+      if (!peer_ready) ptx::barrier_cluster_wait(ptx::sem_acquire);
+    if constexpr (EXIT_ON_TAKEN) {
+      // 7h: the last tile's taken. The peer's reducer arrives on it once its loads of my
+      // partial are over, and my push into its inbox had landed all its bytes before its
+      // ready completed: after this, the peer has nothing more to do with my shared memory.
+      // Its own arrival on my taken is the last thing it does here, so this block may exit.
+      if (!reduces && tid == 0 && !timed_out && first_tile < num_tiles) {
+        const auto site = tut::WaitSite::consumer_warpgroup(warpgroup).on(tut::Barrier::kConsumed).at_tile(num_tiles);
+        tut::wait_or_report_cluster(&taken, handoff_phase ^ 1, g.error, site);
+      }
+    }
   }
-  if constexpr (SPLIT > 1) {  // neither block exits while its peer may still read its partial
+  if constexpr (SPLIT > 1 && !EXIT_ON_TAKEN) {  // neither block exits while its peer may still read its partial
     ptx::barrier_cluster_arrive(ptx::sem_release);  // or arrive on its barriers
     ptx::barrier_cluster_wait(ptx::sem_acquire);
   }
@@ -379,6 +501,16 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
   small_tile_gemm<2, true, true>(map_a, map_b, g, &map_c);
 }
 
+/// 7f-7j: 7e with the fixed-cost levers PROLOGUE (kPrefetchMaps, kDeferClusterWait,
+/// kExitOnTaken, kStAsyncHandoff, kFiveStages above); 7e's tile, roles and reduction otherwise.
+template <int PROLOGUE>
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
+    gemm_step7_fixed_cost_kernel(const __grid_constant__ CUtensorMap map_a,
+                                 const __grid_constant__ CUtensorMap map_b,
+                                 const __grid_constant__ CUtensorMap map_c, GemmArgs g) {
+  small_tile_gemm<2, true, true, PROLOGUE>(map_a, map_b, g, &map_c);
+}
+
 /// One 2-block cluster per tile; 161 KiB of shared memory per block: one block per SM.
 inline void launch_split_k(const CUtensorMap& a128, const CUtensorMap& b128, const GemmArgs& g,
                            cudaStream_t s) {
@@ -401,6 +533,17 @@ inline void launch_bulk_tma_store(const CUtensorMap& a128, const CUtensorMap& b1
   constexpr int smem = Config<2, true, true>::SMEM_BYTES;
   tut::opt_in_dynamic_smem(gemm_step7_bulk_tma_store_kernel, smem);
   gemm_step7_bulk_tma_store_kernel<<<tile_grid(small_tiles(g) * 2, 1, 2), THREADS, smem, s>>>(a128, b128, c64, g);
+}
+
+/// 7f (kPrefetchMaps), 7g (+ kDeferClusterWait), 7h (+ kExitOnTaken), 7i (+ kStAsyncHandoff:
+/// 177 KiB), 7j (+ kFiveStages: 209 KiB): as launch_bulk_tma_store.
+template <int PROLOGUE>
+inline void launch_fixed_cost(const CUtensorMap& a128, const CUtensorMap& b128,
+                              const CUtensorMap& c64, const GemmArgs& g, cudaStream_t s) {
+  constexpr int smem = Config<2, true, true, (PROLOGUE & kStAsyncHandoff) != 0,
+                              (PROLOGUE & kFiveStages) != 0 ? 1 : 0>::SMEM_BYTES;
+  tut::opt_in_dynamic_smem(gemm_step7_fixed_cost_kernel<PROLOGUE>, smem);
+  gemm_step7_fixed_cost_kernel<PROLOGUE><<<tile_grid(small_tiles(g) * 2, 1, 2), THREADS, smem, s>>>(a128, b128, c64, g);
 }
 
 // ---------------------------------------------------------------------------------------------

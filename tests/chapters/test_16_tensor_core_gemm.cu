@@ -118,6 +118,36 @@ TEST(Ch16Laps, LargestCheckSizeWrapsEveryRingThreeTimesOnTwoBlocks) {
   EXPECT_GE(small_tiles * (k7 / 2), 3 * ch16::step7::Config<2>::STAGES);
   EXPECT_EQ((ch16::step7::Config<2, true>::STAGES), ch16::step7::Config<2>::STAGES);  // 7d: 7b's ring
   EXPECT_GE(small_tiles, 3);  // ready and taken change phase at least twice
+  // 7j: 7i's 5-slot ring wraps at least 3 times too (rank 1's 4 k-tiles per tile).
+  EXPECT_GE(small_tiles * (k7 / 2), 3 * (ch16::step7::Config<2, true, true, true, 1>::STAGES));
+}
+
+TEST(Ch16FixedCost, SharedMemoryOfTheStepSevenLevers) {
+  // Host only: 7i drops 7e's outbox (32 KiB), 7j spends it on a 5th ring slot.
+  using namespace ch16::step7;
+  EXPECT_EQ((Config<2, true, true, true>::SMEM_BYTES), (Config<2, true, true>::SMEM_BYTES) - PARTIAL_BYTES);
+  EXPECT_EQ((Config<2, true, true, true, 1>::STAGES), 5);
+  EXPECT_EQ((Config<2, true, true, true, 1>::SMEM_BYTES), (Config<2, true, true>::SMEM_BYTES));
+  EXPECT_LE((Config<2, true, true, true, 1>::SMEM_BYTES), 227 * 1024);
+}
+
+TEST(Ch16FixedCost, LeversOnOneClusterWalkingEveryTile) {
+  // 7f-7j on a grid capped at one cluster: its two blocks walk all 25 tiles of 517^3, so
+  // ready and taken complete 25 phases, the deferred cluster wait happens once in the first
+  // tile and 7h's exit waits for the 25th taken; at 1^3 rank 1's half of K is empty.
+  SKIP_UNLESS_SM90A();
+  for (const int n : {517, 1}) {
+    ch16::Problem p(ch16::Shape{n, n, n}, 11, sms());
+    tut::ScopedGridCap one_cluster(2);
+    int seen = 0;
+    for (const auto& v : ch16::variants()) {
+      if (v.key.rfind("step7", 0) != 0 || v.key.size() < 6 || v.key[5] < 'f' || v.key[5] > 'j') continue;
+      ++seen;
+      const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
+      EXPECT_TRUE(r.ok()) << v.key << " at " << n << ": " << r.summary() << "\n" << r.details();
+    }
+    EXPECT_EQ(seen, 5);
+  }
 }
 
 TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {

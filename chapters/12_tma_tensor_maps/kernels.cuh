@@ -3,7 +3,8 @@
 ///        loads in raw PTX), v2 (cuda::ptx, 128-byte swizzle), v3 (TMA load + TMA store),
 ///        v4-v7 (conflict-free row reads, tile shapes, the control), v8 (a pipeline per warp:
 ///        a deep ring of loads, TMA stores from staging tiles), v10 (v8 with tiles of several
-///        side-by-side boxes), the probe the tests use, and the launchers.
+///        side-by-side boxes), v11 (v10 with other tile orders, L2 hints, one staging tile),
+///        the probe the tests use, and the launchers.
 //
 // Chapter 12: TMA tensor maps (2D) - the copy engine understands rows, strides and edges
 //
@@ -26,6 +27,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "common/bounded_wait.cuh"
 #include "common/cp_async.cuh"
@@ -74,6 +76,52 @@ struct TileGrid {
   }
   __device__ int row0(std::size_t tile) const { return static_cast<int>(tile / tiles_x) * ROWS; }
   __device__ int col0(std::size_t tile) const { return static_cast<int>(tile % tiles_x) * COLS; }
+};
+
+// v11: the same tiles, another order. The grid's blocks take consecutive tile numbers t at the
+// same moment, so the order decides which matrix rows the whole GPU reads and writes together.
+// Row-major (TileGrid) puts the blocks side by side along one tile row: together they read
+// long input rows, but each output row gets only ROWS * 4 bytes from one tile, and its next
+// piece comes a tile row later. GroupedTileGrid walks bands of GROUP tile rows column by
+// column: t = 0 .. GROUP - 1 go DOWN one tile column of the band, the next GROUP the next
+// column, ..., then the next band. At any moment the blocks work in a patch about GROUP tiles
+// high and blocks / GROUP tiles wide, so they read input rows in runs of about
+// (blocks / GROUP) * COLS * 4 bytes and write output rows in runs of GROUP * ROWS * 4 bytes.
+// GROUP >= the tile rows (kWholeColumns) is the column-major order: the blocks write whole
+// output rows together. The last band may be shorter; every t still maps to one tile.
+constexpr int kWholeColumns = 1 << 20;
+template <int ROWS, int COLS, int GROUP>
+struct GroupedTileGrid {
+  static_assert(GROUP >= 1, "GROUP tile rows per band");
+  int n, tiles_x, tiles_y;
+  std::size_t num_tiles;
+  __host__ __device__ explicit GroupedTileGrid(int n_)
+      : n(n_), tiles_x((n_ + COLS - 1) / COLS), tiles_y((n_ + ROWS - 1) / ROWS) {
+    num_tiles = static_cast<std::size_t>(tiles_x) * tiles_y;
+  }
+  // Tile t lies in band t / (GROUP * tiles_x); inside it, tiles go down a column of the band's
+  // rows_here tile rows before the next column. Below 2^32 tiles (N <= 32768: 2^20 of 32 x 32),
+  // so 32-bit division is exact.
+  __host__ __device__ void place(std::size_t t, int& tile_row, int& tile_col) const {
+    const unsigned rows_per_band = GROUP < tiles_y ? GROUP : tiles_y;
+    const unsigned band = static_cast<unsigned>(t) / (rows_per_band * tiles_x);
+    const unsigned in_band = static_cast<unsigned>(t) - band * rows_per_band * tiles_x;
+    const unsigned first_row = band * rows_per_band;
+    const unsigned left = tiles_y - first_row;  // tile rows from this band's first on
+    const unsigned rows_here = rows_per_band < left ? rows_per_band : left;
+    tile_row = static_cast<int>(first_row + in_band % rows_here);
+    tile_col = static_cast<int>(in_band / rows_here);
+  }
+  __host__ __device__ int row0(std::size_t t) const {
+    int r, c;
+    place(t, r, c);
+    return r * ROWS;
+  }
+  __host__ __device__ int col0(std::size_t t) const {
+    int r, c;
+    place(t, r, c);
+    return c * COLS;
+  }
 };
 
 // The consumer step of v0-v2: write the transposed tile to global memory. Warp w owns output
@@ -423,12 +471,35 @@ __global__ void __launch_bounds__(THREADS)
 // barriers: the warp's own progress (wait, read, fence, refill) is the release.
 // A timeout stops only the warp that gave up (it has recorded its wait); its stores drain first.
 
+// v11's TMA store with an L2 cache hint: createpolicy makes a 64-bit policy (here: every line
+// it covers is evict_first, so the output's lines are the first L2 gives up once written back)
+// and the store's .L2::cache_hint form carries it. Otherwise the same store as v8's: the
+// staging tile at {column, row} of map_out, committed to the thread's bulk group.
+__device__ __forceinline__ void store_tile_evict_first(const CUtensorMap* map,
+                                                       const std::int32_t (&at)[2],
+                                                       const float* staging) {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group.L2::cache_hint"
+      " [%0, {%1, %2}], [%3], %4;"
+      ::"l"(reinterpret_cast<std::uint64_t>(map)), "r"(at[0]), "r"(at[1]),
+        "r"(tut::smem_addr(staging)), "l"(policy)
+      : "memory");
+}
+
 // The pipeline itself (v8 and v10; BOXES_X = 1 is v8): each warp's tile is BOX_ROWS input rows
 // x BOXES_X * 32 input columns, loaded as BOXES_X side-by-side BOX_ROWS x 32 boxes into one
 // slot (one full-barrier phase for all of them), transposed into a staging tile of
 // BOXES_X * 32 output rows x BOX_ROWS output columns, and stored with ONE TMA store (map_out's
 // box: BOX_ROWS columns x BOXES_X * 32 rows, no swizzle, so up to 256 floats wide).
-template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP>
+// v11 adds three knobs, at v8's and v10's values by default: GROUP > 0 numbers the tiles by
+// GroupedTileGrid (bands of GROUP tile rows walked column by column, with 32-bit index math)
+// instead of TileGrid's row-major order; EVICT_FIRST issues each TMA store with an L2
+// evict_first cache policy (the output is never read again); STAGING_TILES = 1 gives each warp
+// one staging tile instead of two, so that a second warp fits beside 32 KiB tiles.
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP, int GROUP = 0,
+          bool EVICT_FIRST = false, int STAGING_TILES = 2>
 __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_sw128,
                                                      const CUtensorMap& map_out, int n,
                                                      unsigned* d_error) {
@@ -438,11 +509,13 @@ __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_s
   constexpr int BOX_FLOATS = BOX_ROWS * TILE;             // one load box
   constexpr std::uint32_t BOX_BYTES = BOX_FLOATS * 4;     // a multiple of 1024: boxes stay aligned
   constexpr int TILE_FLOATS = BOXES_X * BOX_FLOATS;       // one slot = one staging tile
-  constexpr int STAGING_TILES = 2;                        // per warp: fill one, store the other
+  static_assert(STAGING_TILES == 1 || STAGING_TILES == 2, "per warp: fill one, store the other");
   float* s_slots = reinterpret_cast<float*>(aligned_dynamic_smem());  // [warps][SLOTS][tile]
   float* s_staging = s_slots + CONSUMER_WARPS * SLOTS_PER_WARP * TILE_FLOATS;  // [warps][2][tile]
   __shared__ __align__(8) std::uint64_t full[CONSUMER_WARPS * SLOTS_PER_WARP];
-  const TileGrid<BOX_ROWS, BOXES_X * TILE> g(n);
+  using Grid = std::conditional_t<GROUP == 0, TileGrid<BOX_ROWS, BOXES_X * TILE>,
+                                  GroupedTileGrid<BOX_ROWS, BOXES_X * TILE, GROUP>>;
+  const Grid g(n);
   const std::size_t my_tiles = tut::tiles_of_this_block(g.num_tiles);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   // This warp's tiles: the block's tiles warp, warp + CONSUMER_WARPS, ...; its i-th one is
@@ -496,6 +569,7 @@ __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_s
       return;
     }
     // Staging tile i % 2 was last stored two tiles ago; at most one newer store may still read.
+    // (One staging tile, v11: it was stored one tile ago, and that store must be done reading.)
     if (lane == 0) ptx::cp_async_bulk_wait_group_read(ptx::n32_t<STAGING_TILES - 1>{});
     __syncwarp();  // ...and every lane knows it before writing the tile again
     const float* slot = my_slots + ring.slot * TILE_FLOATS;  // BOXES_X boxes, 128B-swizzled rows
@@ -535,7 +609,11 @@ __device__ __forceinline__ void warp_rings_transpose(const CUtensorMap& map_in_s
     if (lane == 0) {
       const std::size_t matrix_tile = matrix_tile_of(i);
       const std::int32_t store_at[2] = {g.row0(matrix_tile), g.col0(matrix_tile)};  // transposed
-      ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, staging);
+      if constexpr (EVICT_FIRST) {  // v11: the same store, its lines marked first to leave L2
+        store_tile_evict_first(&map_out, store_at, staging);
+      } else {
+        ptx::cp_async_bulk_tensor(ptx::space_global, ptx::space_shared, &map_out, store_at, staging);
+      }
       ptx::cp_async_bulk_commit_group();
       if (i + SLOTS_PER_WARP < warp_tiles) produce(i + SLOTS_PER_WARP);  // the slot I just read
     }
@@ -580,6 +658,31 @@ __global__ void __launch_bounds__(CONSUMER_WARPS * 32)
   static_assert(BOXES_X >= 2, "one box per slot is v8");
   warp_rings_transpose<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>(map_in_sw128, map_out,
                                                                           n, d_error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// v11: v10's pipeline with the tiles in another order, and/or L2 hints
+// ---------------------------------------------------------------------------------------------
+// v10 at one block per SM keeps 160 KiB of loads in flight per SM (v10_wide_128x64_low), over
+// four times DRAM latency x bandwidth per SM, yet stays near 90% of a memcpy. What is left to
+// change is WHERE those bytes lie. HYPOTHESES (until a GPU run measures the rows below):
+//   - the write side: in row-major order the 132 blocks write 132 different bands of output
+//     rows at once, 512 bytes per output row and tile (GROUP: GroupedTileGrid above walks the
+//     tiles so that the blocks write long runs of the same output rows together);
+//   - the caches: the load map's L2 promotion at 256 B (the map, main.cu) and evict_first on
+//     the stores (EVICT_FIRST: store_tile_evict_first) keep written-once lines from displacing
+//     the input's lines in L2.
+// The protocol is v8's, unchanged: per-warp rings, one fence per lane per tile, two staging
+// tiles, wait_group.read 1 (with two staging tiles per warp the most a wait may leave open).
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP, int GROUP,
+          bool EVICT_FIRST, int STAGING_TILES>
+__global__ void __launch_bounds__(CONSUMER_WARPS * 32)
+    transpose_v11_ordered_kernel(const __grid_constant__ CUtensorMap map_in_sw128,
+                                 const __grid_constant__ CUtensorMap map_out, int n,
+                                 unsigned* d_error) {
+  static_assert(GROUP > 0 || EVICT_FIRST, "neither knob: that is v10");
+  warp_rings_transpose<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP, GROUP, EVICT_FIRST,
+                       STAGING_TILES>(map_in_sw128, map_out, n, d_error);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -671,6 +774,22 @@ void launch_transpose_v10(const CUtensorMap& map_in_sw128, const CUtensorMap& ma
   launch_warp_rings<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>(
       transpose_v10_wide_tiles_kernel<BOX_ROWS, BOXES_X, CONSUMER_WARPS, SLOTS_PER_WARP>,
       map_in_sw128, map_out, n, d_error, sms, blocks_per_sm, s);
+}
+
+// v11: v10's launch with STAGING_TILES staging tiles per warp (v10: 2).
+template <int BOX_ROWS, int BOXES_X, int CONSUMER_WARPS, int SLOTS_PER_WARP, int GROUP,
+          bool EVICT_FIRST, int STAGING_TILES = 2>
+void launch_transpose_v11(const CUtensorMap& map_in_sw128, const CUtensorMap& map_out, int n,
+                          unsigned* d_error, int sms, int blocks_per_sm, cudaStream_t s) {
+  constexpr std::size_t smem = std::size_t{CONSUMER_WARPS} * (SLOTS_PER_WARP + STAGING_TILES) *
+                                   BOXES_X * BOX_ROWS * TILE * 4 +
+                               SMEM_ALIGN;
+  static_assert(smem <= 227 * 1024, "more dynamic shared memory than one block may have");
+  tut::launch_persistent(transpose_v11_ordered_kernel<BOX_ROWS, BOXES_X, CONSUMER_WARPS,
+                                                      SLOTS_PER_WARP, GROUP, EVICT_FIRST,
+                                                      STAGING_TILES>,
+                         CONSUMER_WARPS * 32, smem, sms, blocks_per_sm, s, map_in_sw128, map_out,
+                         n, d_error);
 }
 
 // One block; the box whose first element is column x, row y, raw (swizzled as the map says).

@@ -74,9 +74,12 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled_fn() {
 /// Coordinates are innermost first: dimension 0 = column (x), dimension 1 = row (y).
 /// `box_rows` (default TILE) makes a taller box: TILE columns x box_rows rows (v5, v6, v8);
 /// `box_cols` (default TILE) a wider one (v8's staging tiles: box_rows columns x TILE rows).
-inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uint64_t rows,
-                                 CUtensorMapSwizzle swizzle, std::uint32_t box_rows = TILE,
-                                 std::uint32_t box_cols = TILE) {
+/// `promotion`: how much the TMA unit fetches into L2 around each box row it reads (128 B, the
+/// default: one box row of 32 floats; v11_l2hint's load map asks for 256 B).
+inline CUtensorMap make_tile_map(
+    const float* base, std::uint64_t cols, std::uint64_t rows, CUtensorMapSwizzle swizzle,
+    std::uint32_t box_rows = TILE, std::uint32_t box_cols = TILE,
+    CUtensorMapL2promotion promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_128B) {
   const std::string why = tensor_map_violation(base, cols, rows, box_cols, box_rows, swizzle);
   if (!why.empty()) {
     std::fprintf(stderr, "ch12: error: cannot describe this matrix to the TMA unit: %s\n",
@@ -90,7 +93,7 @@ inline CUtensorMap make_tile_map(const float* base, std::uint64_t cols, std::uin
   const cuuint32_t elem_strides[2] = {1, 1};
   CU_CHECK(encode_tiled_fn()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<float*>(base),
                              dims, strides, box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                             swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                             swizzle, promotion,
                              CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));  // outside: zeros
   return map;
 }
@@ -128,6 +131,9 @@ struct Problem {
     map_out_c64_r64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 64, 64);
     map_out_c32_r128 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 128, 32);
     map_out_c128_r64 = make_tile_map(out, n, n, CU_TENSOR_MAP_SWIZZLE_NONE, 64, 128);
+    // v11_l2hint: v10_wide_128x64's load boxes (32 x 128), promoted to L2 in 256-byte pieces.
+    map_in_sw128_r128_l2p256 = make_tile_map(in, n, n, CU_TENSOR_MAP_SWIZZLE_128B, 128, TILE,
+                                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
   }
   void poison(cudaStream_t s) { tut::poison_words_and_error(s, d_out, d_error); }
   tut::VerifyResult verify(cudaStream_t s, int /*reference*/) {
@@ -154,6 +160,7 @@ struct Problem {
   CUtensorMap map_in{}, map_in_sw128{}, map_out{}, map_in_sw128_r128{}, map_in_sw128_r256{};
   CUtensorMap map_in_sw128_r64{}, map_out_c64{}, map_out_c128{};  // v8: 32 x 64 in, 64 x 32 out
   CUtensorMap map_out_c64_r64{}, map_out_c32_r128{}, map_out_c128_r64{};  // v10's store boxes
+  CUtensorMap map_in_sw128_r128_l2p256{};  // v11_l2hint's load map
 };
 
 // Check sizes (the matrix side N): one partial box; one box minus a column chunk; a box plus 4
@@ -169,7 +176,9 @@ struct Problem {
 // v10's 64 x 64 tiles (v10_wide_tiles_*) 33 x 33 = 1089, 544 per block, 272 per warp of two,
 // 68 laps of 4 slots (each staging tile alternates 136 times); v10_wide_in512_low's 32 x 128
 // tiles 65 x 17 = 1105, 552 per block, 276 per warp, 69 laps; v10_wide_128x64_low's 128 x 64
-// tiles 17 x 33 = 561, 280 per block and its one warp, 56 laps of 5 slots. N = 2052 = 32 * 64
+// tiles 17 x 33 = 561, 280 per block and its one warp, 56 laps of 5 slots (v11's rows too;
+// v11_2warps_128x64_low 140 per warp, 70 laps of 2 slots, its one staging tile reused 140
+// times). v11's bands of 8 tile rows at N = 2052: 8, 8 and a last band of 1. N = 2052 = 32 * 64
 // + 4 = 16 * 128 + 4 also gives v10 its right-edge tiles with one box inside (the others are
 // neither loaded nor stored), as do 260 and 1028; at 28 the second box of v10's 64-wide tile
 // lies outside the matrix, at 36 and 100 it is a partial box.
@@ -314,6 +323,60 @@ inline std::vector<tut::Variant<Problem>> variants() {
         [](Problem& p, cudaStream_t s) {
           const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
           launch_transpose_v10<128, 2, 1, 5>(in, out, p.n, p.err(), p.sms(), p.blocks_per_sm(), s);
+        });
+  // v11: v10_wide_128x64_low (one warp x 5 slots of 128x64 tiles, 160 KiB of loads in
+  // flight, one block per SM) with the tiles in another order, or with L2 hints; the rest is
+  // v10. GroupedTileGrid (kernels.cuh) says which patch of the matrix the grid works in.
+  v.add("v11_outrows_128x64_low", "v11 128x64, column-major tile order, low",
+        "v10_wide_128x64_low with the tiles walked down the tile columns: the blocks together "
+        "write whole output rows (and read 256 B runs of many input rows)",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 1, 5, kWholeColumns, false>(in, out, p.n, p.err(), p.sms(),
+                                                                   p.blocks_per_sm(), s);
+        });
+  v.add("v11_band8_128x64_low", "v11 128x64, bands of 8 tile rows, low",
+        "v10_wide_128x64_low with bands of 8 tile rows walked column by column: about 4 KiB "
+        "runs of each input row and of each output row across the grid at 132 SMs",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 1, 5, 8, false>(in, out, p.n, p.err(), p.sms(),
+                                                       p.blocks_per_sm(), s);
+        });
+  v.add("v11_l2hint_128x64_low", "v11 128x64, L2 256B promotion + evict_first stores, low",
+        "v10_wide_128x64_low (row-major order) with the load map's L2 promotion at 256 B and "
+        "every TMA store under an L2 evict_first cache policy",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128_l2p256, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 1, 5, 0, true>(in, out, p.n, p.err(), p.sms(),
+                                                      p.blocks_per_sm(), s);
+        });
+  v.add("v11_band8hint_128x64_low", "v11 128x64, bands of 8 + L2 hints, low",
+        "both: v11_band8_128x64_low's order with v11_l2hint_128x64_low's load map and stores",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128_l2p256, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 1, 5, 8, true>(in, out, p.n, p.err(), p.sms(),
+                                                      p.blocks_per_sm(), s);
+        });
+  // The controls for the order: GROUP = 1 is row-major again (bands of one tile row), with
+  // v11's 32-bit index math instead of TileGrid's 64-bit division; and the same order on two
+  // warps of 2 slots and ONE staging tile each (2 x 3 x 32 KiB = 192 KiB; 128 KiB of loads in
+  // flight), which halves the instructions each warp issues per byte of the SM's share.
+  v.add("v11_idx32_128x64_low", "v11 128x64, row-major, 32-bit index math, low",
+        "control: v10_wide_128x64_low's order (bands of one tile row) with v11's 32-bit tile "
+        "index arithmetic instead of 64-bit division",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 1, 5, 1, false>(in, out, p.n, p.err(), p.sms(),
+                                                       p.blocks_per_sm(), s);
+        });
+  v.add("v11_2warps_128x64_low", "v11 128x64, 2 warps x 2 slots, 1 staging, low",
+        "v11_idx32_128x64_low on two warps of 2 slots and one staging tile each (192 KiB, "
+        "128 KiB of loads in flight): two warps issue the transposition",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 2, 2, 1, false, 1>(in, out, p.n, p.err(), p.sms(),
+                                                          p.blocks_per_sm(), s);
         });
   add_negatives(v);  // broken.cuh
   return v.list;

@@ -43,7 +43,10 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                                            "v8_rings_8warps_low", "v8_rings_box32_full",
                                            "v8_rings_6warps_low", "v10_wide_tiles_low",
                                            "v10_wide_tiles_full", "v10_wide_in512_low",
-                                           "v10_wide_128x64_low"));
+                                           "v10_wide_128x64_low", "v11_outrows_128x64_low",
+                                           "v11_band8_128x64_low", "v11_l2hint_128x64_low",
+                                           "v11_band8hint_128x64_low", "v11_idx32_128x64_low",
+                                           "v11_2warps_128x64_low"));
 
 // Every ring variant, with the grid capped at two blocks at the largest check size: the
 // harness's lap check, here per variant (the rings wrap hundreds of times).
@@ -71,7 +74,39 @@ TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
   // v10: v8's per-warp rings on tiles of side-by-side boxes (rows x cols of the whole tile).
   EXPECT_GE(ch12::ring_laps(n, 64, 64, 2 * 4, 2), 3u);   // v10_wide_tiles_*
   EXPECT_GE(ch12::ring_laps(n, 32, 128, 2 * 4, 2), 3u);  // v10_wide_in512_low
-  EXPECT_GE(ch12::ring_laps(n, 128, 64, 1 * 5, 2), 3u);  // v10_wide_128x64_low
+  EXPECT_GE(ch12::ring_laps(n, 128, 64, 1 * 5, 2), 3u);  // v10_wide_128x64_low, v11_*
+  EXPECT_GE(ch12::ring_laps(n, 128, 64, 2 * 2, 2), 3u);  // v11_2warps_128x64_low
+}
+
+// v11's tile orders (host-side, no GPU): every tile number lands on a distinct tile of the
+// matrix, the bands go down a tile column first, and a short last band (N = 2052 with 128-row
+// tiles: 17 tile rows, bands of 8, 8 and 1) still covers every tile.
+template <int GROUP>
+void expect_a_permutation(int n) {
+  const ch12::GroupedTileGrid<128, 64, GROUP> g(n);
+  std::vector<int> seen(g.num_tiles, 0);
+  for (std::size_t t = 0; t < g.num_tiles; ++t) {
+    const int r = g.row0(t), c = g.col0(t);
+    ASSERT_TRUE(r >= 0 && r < n && c >= 0 && c < n)
+        << "GROUP " << GROUP << " N " << n << " t " << t;
+    ++seen[static_cast<std::size_t>(r / 128) * g.tiles_x + c / 64];
+  }
+  for (std::size_t i = 0; i < seen.size(); ++i)
+    ASSERT_EQ(seen[i], 1) << "GROUP " << GROUP << " N " << n << " tile " << i;
+}
+TEST(Ch12TileOrder, GroupedOrdersArePermutations) {
+  for (int n : {4, 28, 36, 100, 260, 1028, 2052, 16384}) {
+    expect_a_permutation<1>(n);
+    expect_a_permutation<8>(n);
+    expect_a_permutation<ch12::kWholeColumns>(n);
+  }
+  const ch12::GroupedTileGrid<128, 64, 8> g(16384);  // 128 x 256 tiles
+  EXPECT_EQ(g.row0(1), 128);                          // down the column first
+  EXPECT_EQ(g.col0(8), 64);                           // then the next column
+  EXPECT_EQ(g.row0(8 * 256), 8 * 128);                // then the next band
+  const ch12::GroupedTileGrid<128, 64, ch12::kWholeColumns> cm(16384);
+  EXPECT_EQ(cm.row0(127), 127 * 128);
+  EXPECT_EQ(cm.col0(128), 64);
 }
 
 TEST(Ch12Negative, SwappedCoordinatesAreCaught) {

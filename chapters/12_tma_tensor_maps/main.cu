@@ -378,6 +378,15 @@ inline std::vector<tut::Variant<Problem>> variants() {
           launch_transpose_v11<128, 2, 2, 2, 1, false, 1>(in, out, p.n, p.err(), p.sms(),
                                                           p.blocks_per_sm(), s);
         });
+  // The two that each beat v10 in a development run, together: the column-major order on two
+  // warps of 2 slots and one staging tile each.
+  v.add("v11_2warps_cols_128x64_low", "v11 128x64, 2 warps, column-major order, low",
+        "v11_2warps_128x64_low walking the tiles in v11_outrows_128x64_low's column-major order",
+        [](Problem& p, cudaStream_t s) {
+          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
+          launch_transpose_v11<128, 2, 2, 2, kWholeColumns, false, 1>(in, out, p.n, p.err(), p.sms(),
+                                                                      p.blocks_per_sm(), s);
+        });
   add_negatives(v);  // broken.cuh
   return v.list;
 }

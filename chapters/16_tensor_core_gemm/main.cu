@@ -244,9 +244,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step7j_five_stages", "7j 7i + a 5th ring slot",
         "7i with the freed outbox's 32 KiB as a 5th slot: 5 of 8 k-tiles issued before the first wait",
         [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kPrefetchMaps | step7::kDeferClusterWait | step7::kExitOnTaken | step7::kStAsyncHandoff | step7::kFiveStages>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
-  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7e / 6i)",
+  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7j / 6i)",
         "step7::choose_schedule on tile counts against SMs: "
-        "step 6i if its tiles fill 7/8 of the SMs, else 7e or 7a",
+        "step 6i if its tiles fill 7/8 of the SMs, else 7j or 7a",
         [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
   v.add("step8_stream_k", "8 6i + stream-K last wave",
         "6i's full rounds of tile pairs, then the last partial round's k-tiles split evenly over "

@@ -556,13 +556,15 @@ enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
 ///     MMAs and the exit's read-only wait; 128 x 256 tiles, persistent) when its tiles fill at
 ///     least 7/8 of the SMs: there is a near-full wave of big tiles, and big tiles read the
 ///     least from L2 per MAC;
-///  2. otherwise split-K (7e: 7d's bulk hand-off and a TMA-store epilogue) when two blocks per 128 x 128 tile still fit in one wave
+///  2. otherwise split-K (7j: 7e's hand-off and TMA-store epilogue with 7f-7j's lower fixed
+///     costs) when two blocks per 128 x 128 tile still fit in one wave
 ///     (2 x tiles <= SMs) and each half of K keeps at least 4 k-tiles (K >= 512);
 ///  3. otherwise 128 x 128 tiles without a split.
 /// On 132 SMs: 1024^3 has 32 large tiles and 64 small ones -> split-K (128 blocks);
 /// 2048^3 has 128 large tiles (>= 115.5) -> step 6i.
-// Rule 2 names 7e: in the reference run its asynchronous hand-off and TMA-store epilogue made it
-// the fastest schedule at 1024^3 (README, "The size rule"), ahead of 7a, 7b and 7d.
+// Rule 2 names 7j: in a development run at 1024^3 (docs/results/h200/notes/ch16.md) 7i and 7j
+// were the fastest schedules, level with each other and about 4 points ahead of 7e; the
+// README's "The size rule" compares them in the reference run.
 inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
   const int large_tiles = ceil_div(M, 128) * ceil_div(N, 256);
   if (8 * large_tiles >= 7 * sm_count) return Schedule::kLargeTiles;
@@ -578,7 +580,9 @@ inline void launch_dispatched(const CUtensorMap& a128, const CUtensorMap& b128,
                               cudaStream_t s) {
   switch (choose_schedule(g.M, g.N, g.K, sm_count)) {
     case Schedule::kLargeTiles: step6::launch<step6::ExitWaitsReadOnly>(a128, b128, c64, g, sm_count, s); break;
-    case Schedule::kSplitK: launch_bulk_tma_store(a128, b128, c64, g, s); break;
+    case Schedule::kSplitK:
+      launch_fixed_cost<kPrefetchMaps | kDeferClusterWait | kExitOnTaken | kStAsyncHandoff | kFiveStages>(a128, b128, c64, g, s);
+      break;
     case Schedule::kSmallTiles: launch_small_tiles(a128, b128, g, s); break;
   }
 }

@@ -155,12 +155,12 @@ TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
   // chapter's check sizes.
   using ch16::step7::Schedule;
   const auto at = [](int n) { return ch16::step7::choose_schedule(n, n, n, 132); };
-  // kSplitK launches 7e (bulk hand-off + TMA store), kLargeTiles step 6 with all levers.
+  // kSplitK launches 7j (7e's split-K with 7f-7j's lower fixed costs), kLargeTiles step 6i.
   EXPECT_EQ(at(1024), Schedule::kSplitK);      // 32 large tiles; 64 small ones, 128 blocks
   EXPECT_EQ(at(2048), Schedule::kLargeTiles);  // 128 large tiles >= 7/8 of 132
   EXPECT_EQ(at(4096), Schedule::kLargeTiles);
   EXPECT_EQ(at(8192), Schedule::kLargeTiles);
-  EXPECT_EQ(at(517), Schedule::kSplitK);       // 25 tiles, 9 k-tiles: the check covers 7e
+  EXPECT_EQ(at(517), Schedule::kSplitK);       // 25 tiles, 9 k-tiles: the check covers 7j
   EXPECT_EQ(at(256), Schedule::kSmallTiles);   // 4 k-tiles: too short to split
   EXPECT_EQ(at(1), Schedule::kSmallTiles);
   // A wide, shallow problem: 128 small tiles, two blocks each would overfill the wave.

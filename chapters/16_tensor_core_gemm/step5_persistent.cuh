@@ -109,6 +109,17 @@ __device__ __forceinline__ void produce(unsigned char* ring, std::uint64_t* full
                             kt * BK, tc.n0 + static_cast<int>(rank) * (BN / CLUSTER), 0b11);
     }
   }
+  if constexpr (C::EXIT_ON_DRAIN) {
+    // Step 6k: instead of the cluster barrier at exit, this thread keeps the block alive until
+    // every slot's last use has been released by all four warpgroups of the cluster. The
+    // peer's releases are its last accesses to this block's shared memory (its multicast
+    // copies into my ring landed before my consumers' full waits passed), so once each
+    // empty[s] has completed that phase nothing of the peer's is still on its way here.
+    for (int s = 0; s < C::STAGES && ok; ++s, pos.advance()) {
+      const auto site = tut::WaitSite::producer_warp(0).on(tut::Barrier::kEmpty, pos.slot);
+      ok = tut::wait_or_report(&empty[pos.slot], pos.phase ^ 1, g.error, site);
+    }
+  }
 }
 
 /// One consumer warpgroup's main loop over k-tiles [@p kt_begin, @p kt_end) of one tile: wait
@@ -185,6 +196,7 @@ struct Config {
   static constexpr bool PREFETCH_MAPS = false;    // prefetch.tensormap at kernel start
   static constexpr bool A_EVICT_LAST = false;     // A's loads with an L2 evict_last policy
   static constexpr bool EXIT_WAITS_READ_ONLY = false;  // the exit waits for the last stores' reads only
+  static constexpr bool EXIT_ON_DRAIN = false;  // the producer drains the ring instead of the exit's cluster barrier
   /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
@@ -255,9 +267,12 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
         ptx::cp_async_bulk_wait_group(ptx::n32_t<0>{});
     }
   }
-  // Neither block may exit while its peer can still multicast into it or arrive on it.
-  ptx::barrier_cluster_arrive(ptx::sem_release);
-  ptx::barrier_cluster_wait(ptx::sem_acquire);
+  // Neither block may exit while its peer can still multicast into it or arrive on it: the
+  // cluster barrier, or (step 6k) the producer's drain of the ring at the end of produce().
+  if constexpr (!C::EXIT_ON_DRAIN) {
+    ptx::barrier_cluster_arrive(ptx::sem_release);
+    ptx::barrier_cluster_wait(ptx::sem_acquire);
+  }
 }
 
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)

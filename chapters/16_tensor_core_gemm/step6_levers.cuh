@@ -17,9 +17,11 @@
 ///    block r. empty[s] then counts 2 blocks x 2 warpgroups = 4 arrivals instead of 16.
 ///
 /// Everything else (ring protocol, tile order, producer, main loop, register budget) is
-/// step 5's (step5::persistent_gemm). On top of all three, two more switches, each a row of
-/// its own (step6d-g, at the end of this file): the raster's group height, a prefetch of
-/// the tensor maps at kernel start and an L2 cache policy on A's loads.
+/// step 5's (step5::persistent_gemm). On top of all three, more switches, each a row of its
+/// own (step6d-k, at the end of this file): the raster's group height, a prefetch of the
+/// tensor maps at kernel start, an L2 cache policy on A's loads, the epilogue under the next
+/// tile's MMAs, an exit that waits only for the stores' reads, and an exit without the
+/// cluster barrier (the producer drains the ring instead).
 #pragma once
 
 #include <cstring>
@@ -167,7 +169,7 @@ struct OverlappedEpilogue {
 /// policy on A's loads (A_EVICT_LAST).
 template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
           bool kPrefetchMaps = false, bool kAEvictLast = false, bool kOverlapEpilogue = false,
-          bool kExitWaitsReadOnly = false>
+          bool kExitWaitsReadOnly = false, bool kExitOnDrain = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
@@ -175,6 +177,7 @@ struct Levers : step5::Config {
   static constexpr bool PREFETCH_MAPS = kPrefetchMaps;
   static constexpr bool A_EVICT_LAST = kAEvictLast;
   static constexpr bool EXIT_WAITS_READ_ONLY = kExitWaitsReadOnly;
+  static constexpr bool EXIT_ON_DRAIN = kExitOnDrain;
   static_assert(GROUP_M >= 1, "a group holds at least one pair-row");
   static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
@@ -245,6 +248,13 @@ struct ExitWaitsReadOnly : Levers<4, true, true, step5::GROUP_M, false, false, t
 // step6j: 6i with 6d's tensor-map prefetch: the rows' winners of the prologue and the tail
 // together, the configuration a size dispatch would pick if both hold their gains.
 struct ExitReadAndPrefetch : Levers<4, true, true, step5::GROUP_M, true, false, true, true> {};
+// step6k: 6i without the cluster barrier at exit. What a block must outlive is its peer's use
+// of its shared memory: the peer's multicast copies into my ring (landed before my consumers'
+// full waits passed) and its consumers' releases onto my empty barriers. So my producer, after
+// its last load, waits until every slot's last use is released (the ring drained), and
+// nothing else waits at exit: a block whose epilogue is done leaves without waiting for its
+// peer's epilogue.
+struct ExitOnDrain : Levers<4, true, true, step5::GROUP_M, false, false, true, true, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)

@@ -215,6 +215,9 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
 ///                      issues 5 of a block's 8 k-tiles (at 1024^3) before its first wait.
 constexpr int kPrefetchMaps = 1, kDeferClusterWait = 2, kExitOnTaken = 4, kStAsyncHandoff = 8,
               kFiveStages = 16;
+/// 7j's whole set (7f-7i's levers plus the 5th slot): the step7j_five_stages row and the size
+/// dispatch's split-K schedule both launch it, so it is spelled once, here.
+constexpr int kStep7jLevers = kPrefetchMaps | kDeferClusterWait | kExitOnTaken | kStAsyncHandoff | kFiveStages;
 
 /// The three rows' body. SPLIT = 1: a plain grid of blocks, one tile each (grid-stride when the
 /// grid is capped). SPLIT = 2: a grid of 2-block clusters, one tile per cluster, block rank r
@@ -552,8 +555,9 @@ inline void launch_fixed_cost(const CUtensorMap& a128, const CUtensorMap& b128,
 enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
 
 /// The rule, on tile counts against the SM count:
-///  1. the large-tile schedule (step 6i: step 6's levers, the epilogue under the next tile's
-///     MMAs and the exit's read-only wait; 128 x 256 tiles, persistent) when its tiles fill at
+///  1. the large-tile schedule (step 6k: step 6's levers, the epilogue under the next tile's
+///     MMAs, the exit's read-only wait and the drain in place of the exit's cluster barrier;
+///     128 x 256 tiles, persistent) when its tiles fill at
 ///     least 7/8 of the SMs: there is a near-full wave of big tiles, and big tiles read the
 ///     least from L2 per MAC;
 ///  2. otherwise split-K (7j: 7e's hand-off and TMA-store epilogue with 7f-7j's lower fixed
@@ -561,10 +565,10 @@ enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
 ///     (2 x tiles <= SMs) and each half of K keeps at least 4 k-tiles (K >= 512);
 ///  3. otherwise 128 x 128 tiles without a split.
 /// On 132 SMs: 1024^3 has 32 large tiles and 64 small ones -> split-K (128 blocks);
-/// 2048^3 has 128 large tiles (>= 115.5) -> step 6i.
-// Rule 2 names 7j: in a development run at 1024^3 (docs/results/h200/notes/ch16.md) 7i and 7j
-// were the fastest schedules, level with each other and about 4 points ahead of 7e; the
-// README's "The size rule" compares them in the reference run.
+/// 2048^3 has 128 large tiles (>= 115.5) -> step 6k.
+// Rule 2 names 7j because in the reference run (docs/results/h200/) it is the fastest split-K
+// row at 1024^3, level with 7i and about 4 points ahead of 7e; the README's "The size rule"
+// prints those rows' figures from the run.
 inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
   const int large_tiles = ceil_div(M, 128) * ceil_div(N, 256);
   if (8 * large_tiles >= 7 * sm_count) return Schedule::kLargeTiles;
@@ -574,14 +578,15 @@ inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
 }
 
 /// The dispatched launch: the schedule choose_schedule names, with the tensor maps it needs
-/// (A and B in boxes of 128 rows for all three; C in boxes of 64 rows for step 6i's TMA store).
+/// (A and B in boxes of 128 rows for all three; C in boxes of 64 rows for the TMA stores of
+/// steps 6k and 7j).
 inline void launch_dispatched(const CUtensorMap& a128, const CUtensorMap& b128,
                               const CUtensorMap& c64, const GemmArgs& g, int sm_count,
                               cudaStream_t s) {
   switch (choose_schedule(g.M, g.N, g.K, sm_count)) {
-    case Schedule::kLargeTiles: step6::launch<step6::ExitWaitsReadOnly>(a128, b128, c64, g, sm_count, s); break;
+    case Schedule::kLargeTiles: step6::launch<step6::ExitOnDrain>(a128, b128, c64, g, sm_count, s); break;
     case Schedule::kSplitK:
-      launch_fixed_cost<kPrefetchMaps | kDeferClusterWait | kExitOnTaken | kStAsyncHandoff | kFiveStages>(a128, b128, c64, g, s);
+      launch_fixed_cost<kStep7jLevers>(a128, b128, c64, g, s);
       break;
     case Schedule::kSmallTiles: launch_small_tiles(a128, b128, g, s); break;
   }

@@ -155,7 +155,7 @@ TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
   // chapter's check sizes.
   using ch16::step7::Schedule;
   const auto at = [](int n) { return ch16::step7::choose_schedule(n, n, n, 132); };
-  // kSplitK launches 7j (7e's split-K with 7f-7j's lower fixed costs), kLargeTiles step 6i.
+  // kSplitK launches 7j (7e's split-K with 7f-7j's lower fixed costs), kLargeTiles step 6k.
   EXPECT_EQ(at(1024), Schedule::kSplitK);      // 32 large tiles; 64 small ones, 128 blocks
   EXPECT_EQ(at(2048), Schedule::kLargeTiles);  // 128 large tiles >= 7/8 of 132
   EXPECT_EQ(at(4096), Schedule::kLargeTiles);

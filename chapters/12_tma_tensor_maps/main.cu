@@ -195,6 +195,18 @@ inline std::uint64_t ring_laps(std::uint64_t n, int box_rows, int box_cols, int 
 }
 
 
+// v11's rows all run 128 x 64 tiles (two 32 x 128 boxes per slot) from the 128-row load map
+// into the 64-row store map, at --blocks-per-sm blocks per SM; they differ in the warps, the
+// slots per warp, the tile order (GROUP: GroupedTileGrid in kernels.cuh), the staging tiles per
+// warp, and L2_HINTS: the load map that promotes to L2 in 256-byte pieces together with TMA
+// stores under an evict_first policy.
+template <int WARPS, int SLOTS, int GROUP, bool L2_HINTS, int STAGING_TILES = 2>
+void launch_v11_128x64(Problem& p, cudaStream_t s) {
+  const CUtensorMap& in = L2_HINTS ? p.map_in_sw128_r128_l2p256 : p.map_in_sw128_r128;
+  launch_transpose_v11<128, 2, WARPS, SLOTS, GROUP, L2_HINTS, STAGING_TILES>(
+      in, p.map_out_c128_r64, p.n, p.err(), p.sms(), p.blocks_per_sm(), s);
+}
+
 // The variant registry, in reading order. The _low rows run at --blocks-per-sm blocks per SM
 // (default 1), the others at full occupancy (0). v4-v7 read boxes of BOX_ROWS x 32: each uses
 // the swizzled map with that box.
@@ -330,34 +342,18 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v11_outrows_128x64_low", "v11 128x64, column-major tile order, low",
         "v10_wide_128x64_low with the tiles walked down the tile columns: the blocks together "
         "write whole output rows (and read 256 B runs of many input rows)",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 1, 5, kWholeColumns, false>(in, out, p.n, p.err(), p.sms(),
-                                                                   p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<1, 5, kWholeColumns, false>);
   v.add("v11_band8_128x64_low", "v11 128x64, bands of 8 tile rows, low",
         "v10_wide_128x64_low with bands of 8 tile rows walked column by column: about 4 KiB "
         "runs of each input row and of each output row across the grid at 132 SMs",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 1, 5, 8, false>(in, out, p.n, p.err(), p.sms(),
-                                                       p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<1, 5, 8, false>);
   v.add("v11_l2hint_128x64_low", "v11 128x64, L2 256B promotion + evict_first stores, low",
         "v10_wide_128x64_low (row-major order) with the load map's L2 promotion at 256 B and "
         "every TMA store under an L2 evict_first cache policy",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128_l2p256, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 1, 5, 0, true>(in, out, p.n, p.err(), p.sms(),
-                                                      p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<1, 5, 0, true>);
   v.add("v11_band8hint_128x64_low", "v11 128x64, bands of 8 + L2 hints, low",
         "both: v11_band8_128x64_low's order with v11_l2hint_128x64_low's load map and stores",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128_l2p256, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 1, 5, 8, true>(in, out, p.n, p.err(), p.sms(),
-                                                      p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<1, 5, 8, true>);
   // The controls for the order: GROUP = 1 is row-major again (bands of one tile row), with
   // v11's 32-bit index math instead of TileGrid's 64-bit division; and the same order on two
   // warps of 2 slots and ONE staging tile each (2 x 3 x 32 KiB = 192 KiB; 128 KiB of loads in
@@ -365,28 +361,16 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v11_idx32_128x64_low", "v11 128x64, row-major, 32-bit index math, low",
         "control: v10_wide_128x64_low's order (bands of one tile row) with v11's 32-bit tile "
         "index arithmetic instead of 64-bit division",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 1, 5, 1, false>(in, out, p.n, p.err(), p.sms(),
-                                                       p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<1, 5, 1, false>);
   v.add("v11_2warps_128x64_low", "v11 128x64, 2 warps x 2 slots, 1 staging, low",
         "v11_idx32_128x64_low on two warps of 2 slots and one staging tile each (192 KiB, "
         "128 KiB of loads in flight): two warps issue the transposition",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 2, 2, 1, false, 1>(in, out, p.n, p.err(), p.sms(),
-                                                          p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<2, 2, 1, false, 1>);
   // The two that each beat v10 in a development run, together: the column-major order on two
   // warps of 2 slots and one staging tile each.
   v.add("v11_2warps_cols_128x64_low", "v11 128x64, 2 warps, column-major order, low",
         "v11_2warps_128x64_low walking the tiles in v11_outrows_128x64_low's column-major order",
-        [](Problem& p, cudaStream_t s) {
-          const CUtensorMap &in = p.map_in_sw128_r128, &out = p.map_out_c128_r64;
-          launch_transpose_v11<128, 2, 2, 2, kWholeColumns, false, 1>(in, out, p.n, p.err(), p.sms(),
-                                                                      p.blocks_per_sm(), s);
-        });
+        launch_v11_128x64<2, 2, kWholeColumns, false, 1>);
   add_negatives(v);  // broken.cuh
   return v.list;
 }

@@ -201,4 +201,31 @@ void launch_persistent(Kernel kernel, int threads, std::size_t dynamic_smem, int
   kernel<<<grid, threads, dynamic_smem, s>>>(args...);
 }
 
+/// @brief Launch @p kernel with programmatic dependent launch (PDL) allowed: the launch's
+///        stream dependency on the kernel before it in @p s is resolved programmatically, so
+///        this grid may be scheduled (its blocks placed on SMs, their prologue run) while the
+///        previous kernel is still finishing, instead of after it has completed.
+/// @note  The kernel must itself wait, with cudaGridDependencySynchronize()
+///        (griddepcontrol.wait, SASS ACQBULK), before its first access to global memory that
+///        the previous kernel may write or read: that wait returns once the previous grid has
+///        completed and its memory operations are visible, as a kernel boundary would. The
+///        previous kernel opens the overlap early only if it calls
+///        cudaTriggerProgrammaticLaunchCompletion() (griddepcontrol.launch_dependents, SASS
+///        PREEXIT); otherwise each of its blocks counts as triggered when it exits.
+template <class... Params, class... Args>
+void launch_programmatic(void (*kernel)(Params...), dim3 grid, dim3 block,
+                         std::size_t dynamic_smem, cudaStream_t s, Args&&... args) {
+  cudaLaunchAttribute attribute = {};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = dynamic_smem;
+  config.stream = s;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...));
+}
+
 }  // namespace tut

@@ -371,6 +371,9 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("v11_2warps_cols_128x64_low", "v11 128x64, 2 warps, column-major order, low",
         "v11_2warps_128x64_low walking the tiles in v11_outrows_128x64_low's column-major order",
         launch_v11_128x64<2, 2, kWholeColumns, false, 1>);
+  v.add("v11_2warps_cols_l2hint_128x64_low", "v11 128x64, 2 warps, column-major order, L2 hints, low",
+        "v11_2warps_cols_128x64_low with v11_l2hint_128x64_low's load map and evict_first stores",
+        launch_v11_128x64<2, 2, kWholeColumns, true, 1>);
   add_negatives(v);  // broken.cuh
   return v.list;
 }

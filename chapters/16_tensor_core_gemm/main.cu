@@ -218,6 +218,8 @@ inline std::vector<tut::Variant<Problem>> variants() {
         "6i with 6d's prefetch of the 3 tensor maps during the barrier init", launch_step6<step6::ExitReadAndPrefetch>);
   v.add("step6k_exit_on_drain", "6k 6i + no cluster barrier at exit",
         "6i whose producer drains the ring (every slot released in both blocks) instead of the exit's cluster barrier", launch_step6<step6::ExitOnDrain>);
+  v.add("step6l_programmatic_launch", "6l 6k + programmatic dependent launch",
+        "6k launched with PDL: the next GEMM in the stream is launched while this one runs and waits for it in its prologue", launch_step6<step6::ProgrammaticLaunch>);
   v.add("step7_small_tiles", "7a 128x128 tiles, 2 blocks/SM",
         "128x128x64 tiles, producer warp + 2 consumer WGs (wgmma m64n128k16), 3 slots",
         [](Problem& p, cudaStream_t s) { step7::launch_small_tiles(p.map_a128, p.map_b128, p.args(), s); });
@@ -246,9 +248,12 @@ inline std::vector<tut::Variant<Problem>> variants() {
   v.add("step7j_five_stages", "7j 7i + a 5th ring slot",
         "7i with the freed outbox's 32 KiB as a 5th slot: 5 of 8 k-tiles issued before the first wait",
         [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kStep7jLevers>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
-  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7j / 6k)",
+  v.add("step7k_programmatic_launch", "7k 7j + programmatic dependent launch",
+        "7j launched with PDL: the next GEMM in the stream is launched while this one runs and waits for it in its prologue",
+        [](Problem& p, cudaStream_t s) { step7::launch_fixed_cost<step7::kStep7kLevers>(p.map_a128, p.map_b128, p.map_c64, p.args(), s); });
+  v.add("step7_size_dispatched", "7c size-dispatched (7a / 7k / 6l)",
         "step7::choose_schedule on tile counts against SMs: "
-        "step 6k if its tiles fill 7/8 of the SMs, else 7j or 7a",
+        "step 6l if its tiles fill 7/8 of the SMs, else 7k or 7a",
         [](Problem& p, cudaStream_t s) { step7::launch_dispatched(p.map_a128, p.map_b128, p.map_c64, p.args(), p.sm_count, s); });
   v.add("step8_stream_k", "8 6i + stream-K last wave",
         "6i's full rounds of tile pairs, then the last partial round's k-tiles split evenly over "

@@ -197,6 +197,7 @@ struct Config {
   static constexpr bool A_EVICT_LAST = false;     // A's loads with an L2 evict_last policy
   static constexpr bool EXIT_WAITS_READ_ONLY = false;  // the exit waits for the last stores' reads only
   static constexpr bool EXIT_ON_DRAIN = false;  // the producer drains the ring instead of the exit's cluster barrier
+  static constexpr bool PROGRAMMATIC_LAUNCH = false;  // launched with programmatic dependent launch
   /// Slot @p slot is free: lane 0 of every consumer warp arrives on empty[slot] in both blocks.
   __device__ static void release(std::uint64_t* empty, int slot) {
     if (threadIdx.x % 32 == 0) step4::release_in_both_blocks(&empty[slot]);
@@ -238,6 +239,15 @@ __device__ __forceinline__ void persistent_gemm(const CUtensorMap& map_a,
     }
   }
   init_ring_barriers<C::STAGES>(full, empty, C::EMPTY_ARRIVALS);
+  if constexpr (C::PROGRAMMATIC_LAUNCH) {
+    // Step 6l: let the next kernel of the stream launch now (its blocks get SMs as this
+    // grid's blocks exit), then wait until the previous kernel's grid has completed and its
+    // writes are visible: every thread, before its first load of A or B and its first store
+    // of C or the error word. The init above touched only shared memory and the cluster
+    // barrier.
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
+  }
   const int warpgroup = threadIdx.x / 128;
   if (warpgroup == 0) {  // ---- producer: as step 4, in the grouped order ----
     produce<C>(ring, full, empty, map_a, map_b_half, g);
@@ -286,13 +296,17 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(THREADS, 1)
 template <class Kernel>
 void launch_kernel(Kernel kernel, const CUtensorMap& a128, const CUtensorMap& b128,
                    const CUtensorMap& c64, const GemmArgs& g, int sm_count, cudaStream_t s,
-                   int smem_bytes = SMEM_BYTES) {
+                   int smem_bytes = SMEM_BYTES, bool programmatic = false) {
   const int pairs = ceil_div(ceil_div(g.M, BM), CLUSTER) * ceil_div(g.N, BN);
   const int resident =
       std::max(1, std::min(tut::max_active_clusters(kernel, CLUSTER, THREADS, smem_bytes),
                            sm_count / CLUSTER));
   const int blocks = std::min(resident, pairs) * CLUSTER;
-  kernel<<<tile_grid(blocks, 1, CLUSTER), THREADS, smem_bytes, s>>>(a128, b128, c64, g);
+  const unsigned grid = tile_grid(blocks, 1, CLUSTER);
+  if (programmatic)  // step 6l: the kernel waits for the previous one itself
+    tut::launch_programmatic(kernel, grid, THREADS, smem_bytes, s, a128, b128, c64, g);
+  else
+    kernel<<<grid, THREADS, smem_bytes, s>>>(a128, b128, c64, g);
 }
 
 inline void launch(const CUtensorMap& a128, const CUtensorMap& b128, const CUtensorMap& c64,

@@ -169,7 +169,8 @@ struct OverlappedEpilogue {
 /// policy on A's loads (A_EVICT_LAST).
 template <int kStages, bool kBoxStaging, bool kWarpgroupRelease, int kGroupM = step5::GROUP_M,
           bool kPrefetchMaps = false, bool kAEvictLast = false, bool kOverlapEpilogue = false,
-          bool kExitWaitsReadOnly = false, bool kExitOnDrain = false>
+          bool kExitWaitsReadOnly = false, bool kExitOnDrain = false,
+          bool kProgrammaticLaunch = false>
 struct Levers : step5::Config {
   static constexpr int STAGES = kStages;
   static constexpr bool BOX_STAGING = kBoxStaging, WARPGROUP_RELEASE = kWarpgroupRelease;
@@ -178,6 +179,7 @@ struct Levers : step5::Config {
   static constexpr bool A_EVICT_LAST = kAEvictLast;
   static constexpr bool EXIT_WAITS_READ_ONLY = kExitWaitsReadOnly;
   static constexpr bool EXIT_ON_DRAIN = kExitOnDrain;
+  static constexpr bool PROGRAMMATIC_LAUNCH = kProgrammaticLaunch;
   static_assert(GROUP_M >= 1, "a group holds at least one pair-row");
   static constexpr int STAGING_BYTES = (BOX_STAGING ? 2 : 4) * BOX_BYTES;  // per consumer warpgroup
   static constexpr int SMEM_BYTES = STAGES * STAGE_BYTES + 2 * STAGING_BYTES + 1024;
@@ -255,6 +257,12 @@ struct ExitReadAndPrefetch : Levers<4, true, true, step5::GROUP_M, true, false, 
 // nothing else waits at exit: a block whose epilogue is done leaves without waiting for its
 // peer's epilogue.
 struct ExitOnDrain : Levers<4, true, true, step5::GROUP_M, false, false, true, true, true> {};
+// step6l: 6k launched with programmatic dependent launch (tut::launch_programmatic): every
+// block triggers the next kernel of the stream as it starts and waits for the previous one
+// after its barrier init, so the gap between two GEMMs in a stream (the next grid's launch and
+// the placement of its blocks) overlaps this grid's last tiles.
+struct ProgrammaticLaunch
+    : Levers<4, true, true, step5::GROUP_M, false, false, true, true, true, true> {};
 
 template <class L>
 __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS, 1)
@@ -268,7 +276,8 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(step4::THREADS
 template <class L>
 void launch(const CUtensorMap& a128, const CUtensorMap& b128, const CUtensorMap& c64,
             const GemmArgs& g, int sm_count, cudaStream_t s) {
-  step5::launch_kernel(gemm_step6_kernel<L>, a128, b128, c64, g, sm_count, s, L::SMEM_BYTES);
+  step5::launch_kernel(gemm_step6_kernel<L>, a128, b128, c64, g, sm_count, s, L::SMEM_BYTES,
+                       L::PROGRAMMATIC_LAUNCH);
 }
 
 }  // namespace ch16::step6

@@ -5,7 +5,7 @@
 ///
 /// At 1024^3 a 128 x 256 tile grid has 8 x 4 = 32 tiles for 132 SMs, and each tile's K loop is
 /// only 16 k-tiles of 64: the ring's fill and the epilogue are a large part of every block's
-/// life, and 100 SMs do nothing. Two levers, each its own row (then 7d-7j, each a row on top of
+/// life, and 100 SMs do nothing. Two levers, each its own row (then 7d-7k, each a row on top of
 /// 7b: the hand-off through the async proxy, a TMA-store epilogue, and 7e's per-block fixed
 /// costs at 1024^3, where a block's whole K loop is 8 k-tiles):
 ///
@@ -187,7 +187,7 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
                      static_cast<std::uint64_t*>(__cluster_map_shared_rank(ready, peer)));
 }
 
-/// 7f-7j: the per-block fixed costs of 7e at 1024^3 (a block there runs only 8 k-tiles), one
+/// 7f-7k: the per-block fixed costs of 7e at 1024^3 (a block there runs only 8 k-tiles), one
 /// switch per row, each on top of the one before (flags of small_tile_gemm's PROLOGUE):
 ///   kPrefetchMaps      7f: the producer warp's elected lane issues prefetch.tensormap for the
 ///                      three maps at kernel start, while thread 0 initialises the barriers, so
@@ -213,11 +213,22 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
 ///                      named barrier and one bulk copy. The reducer's side is 7d's unchanged.
 ///   kFiveStages        7j: the outbox's 32 KiB as a 5th ring slot: the producer's first fill
 ///                      issues 5 of a block's 8 k-tiles (at 1024^3) before its first wait.
+///   kProgrammaticLaunch 7k: launched with programmatic dependent launch (tut::
+///                      launch_programmatic). Every block triggers its dependents as it
+///                      starts, so the next kernel in the stream is launched while this one
+///                      runs, and its blocks take each SM as this grid's block there exits; each
+///                      thread runs the prologue (barrier init, tensor-map prefetch, the
+///                      cluster arrive), which touches no global memory, and then waits for the
+///                      previous grid (cudaGridDependencySynchronize) before its first load or
+///                      store. What it can save is the gap between two kernels of a stream:
+///                      the grid launch and the block placement of the next GEMM.
 constexpr int kPrefetchMaps = 1, kDeferClusterWait = 2, kExitOnTaken = 4, kStAsyncHandoff = 8,
-              kFiveStages = 16;
-/// 7j's whole set (7f-7i's levers plus the 5th slot): the step7j_five_stages row and the size
-/// dispatch's split-K schedule both launch it, so it is spelled once, here.
+              kFiveStages = 16, kProgrammaticLaunch = 32;
+/// 7j's whole set (7f-7i's levers plus the 5th slot), spelled once: the step7j_five_stages row
+/// launches it, and 7k is it plus the launch.
 constexpr int kStep7jLevers = kPrefetchMaps | kDeferClusterWait | kExitOnTaken | kStAsyncHandoff | kFiveStages;
+/// 7k: 7j launched with programmatic dependent launch; the size dispatch's split-K schedule.
+constexpr int kStep7kLevers = kStep7jLevers | kProgrammaticLaunch;
 
 /// The three rows' body. SPLIT = 1: a plain grid of blocks, one tile each (grid-stride when the
 /// grid is capped). SPLIT = 2: a grid of 2-block clusters, one tile per cluster, block rank r
@@ -289,6 +300,15 @@ __device__ __forceinline__ void small_tile_gemm(const CUtensorMap& map_a, const 
     ptx::barrier_cluster_wait(ptx::sem_acquire);
   } else {
     __syncthreads();  // the last block-wide barrier: from here on the roles never meet
+  }
+  if constexpr ((PROLOGUE & kProgrammaticLaunch) != 0) {
+    // 7k: let the next kernel of the stream launch now (its blocks still need this grid's SMs
+    // to be freed, and wait as this one does below), then wait for the previous kernel: its
+    // grid complete and its writes (C, the error word) visible before this thread reads A or
+    // B, or writes C or the error word. Everything above touched only this block's shared
+    // memory and its peer's cluster barrier.
+    cudaTriggerProgrammaticLaunchCompletion();
+    cudaGridDependencySynchronize();
   }
   const int tiles_m = ceil_div(g.M, BM), num_tiles = tiles_m * ceil_div(g.N, BN);
   const int ktiles = ceil_div(g.K, BK), half = ceil_div(ktiles, SPLIT);
@@ -504,8 +524,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
   small_tile_gemm<2, true, true>(map_a, map_b, g, &map_c);
 }
 
-/// 7f-7j: 7e with the fixed-cost levers PROLOGUE (kPrefetchMaps, kDeferClusterWait,
-/// kExitOnTaken, kStAsyncHandoff, kFiveStages above); 7e's tile, roles and reduction otherwise.
+/// 7f-7k: 7e with the fixed-cost levers PROLOGUE (kPrefetchMaps, kDeferClusterWait,
+/// kExitOnTaken, kStAsyncHandoff, kFiveStages, kProgrammaticLaunch above); 7e's tile, roles and reduction otherwise.
 template <int PROLOGUE>
 __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(THREADS, 1)
     gemm_step7_fixed_cost_kernel(const __grid_constant__ CUtensorMap map_a,
@@ -539,14 +559,19 @@ inline void launch_bulk_tma_store(const CUtensorMap& a128, const CUtensorMap& b1
 }
 
 /// 7f (kPrefetchMaps), 7g (+ kDeferClusterWait), 7h (+ kExitOnTaken), 7i (+ kStAsyncHandoff:
-/// 177 KiB), 7j (+ kFiveStages: 209 KiB): as launch_bulk_tma_store.
+/// 177 KiB), 7j (+ kFiveStages: 209 KiB): as launch_bulk_tma_store; 7k (+ kProgrammaticLaunch)
+/// through tut::launch_programmatic.
 template <int PROLOGUE>
 inline void launch_fixed_cost(const CUtensorMap& a128, const CUtensorMap& b128,
                               const CUtensorMap& c64, const GemmArgs& g, cudaStream_t s) {
   constexpr int smem = Config<2, true, true, (PROLOGUE & kStAsyncHandoff) != 0,
                               (PROLOGUE & kFiveStages) != 0 ? 1 : 0>::SMEM_BYTES;
   tut::opt_in_dynamic_smem(gemm_step7_fixed_cost_kernel<PROLOGUE>, smem);
-  gemm_step7_fixed_cost_kernel<PROLOGUE><<<tile_grid(small_tiles(g) * 2, 1, 2), THREADS, smem, s>>>(a128, b128, c64, g);
+  const unsigned grid = tile_grid(small_tiles(g) * 2, 1, 2);
+  if constexpr ((PROLOGUE & kProgrammaticLaunch) != 0)
+    tut::launch_programmatic(gemm_step7_fixed_cost_kernel<PROLOGUE>, grid, THREADS, smem, s, a128, b128, c64, g);
+  else
+    gemm_step7_fixed_cost_kernel<PROLOGUE><<<grid, THREADS, smem, s>>>(a128, b128, c64, g);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -555,20 +580,20 @@ inline void launch_fixed_cost(const CUtensorMap& a128, const CUtensorMap& b128,
 enum class Schedule { kLargeTiles, kSmallTiles, kSplitK };
 
 /// The rule, on tile counts against the SM count:
-///  1. the large-tile schedule (step 6k: step 6's levers, the epilogue under the next tile's
-///     MMAs, the exit's read-only wait and the drain in place of the exit's cluster barrier;
-///     128 x 256 tiles, persistent) when its tiles fill at
+///  1. the large-tile schedule (step 6l: step 6's levers, the epilogue under the next tile's
+///     MMAs, the exit's read-only wait, the drain in place of the exit's cluster barrier and
+///     programmatic dependent launch; 128 x 256 tiles, persistent) when its tiles fill at
 ///     least 7/8 of the SMs: there is a near-full wave of big tiles, and big tiles read the
 ///     least from L2 per MAC;
-///  2. otherwise split-K (7j: 7e's hand-off and TMA-store epilogue with 7f-7j's lower fixed
+///  2. otherwise split-K (7k: 7e's hand-off and TMA-store epilogue with 7f-7k's lower fixed
 ///     costs) when two blocks per 128 x 128 tile still fit in one wave
 ///     (2 x tiles <= SMs) and each half of K keeps at least 4 k-tiles (K >= 512);
 ///  3. otherwise 128 x 128 tiles without a split.
 /// On 132 SMs: 1024^3 has 32 large tiles and 64 small ones -> split-K (128 blocks);
-/// 2048^3 has 128 large tiles (>= 115.5) -> step 6k.
-// Rule 2 names 7j because in the reference run (docs/results/h200/) it is the fastest split-K
-// row at 1024^3, level with 7i and about 4 points ahead of 7e; the README's "The size rule"
-// prints those rows' figures from the run.
+/// 2048^3 has 128 large tiles (>= 115.5) -> step 6l.
+// Rules 1 and 2 name the rows launched with programmatic dependent launch (6l, 7k) because in
+// the timing loop, back-to-back GEMMs in one stream, they are the fastest rows of their
+// schedule; the README's "The size rule" prints the rows' figures from the reference run.
 inline Schedule choose_schedule(int M, int N, int K, int sm_count) {
   const int large_tiles = ceil_div(M, 128) * ceil_div(N, 256);
   if (8 * large_tiles >= 7 * sm_count) return Schedule::kLargeTiles;
@@ -584,10 +609,8 @@ inline void launch_dispatched(const CUtensorMap& a128, const CUtensorMap& b128,
                               const CUtensorMap& c64, const GemmArgs& g, int sm_count,
                               cudaStream_t s) {
   switch (choose_schedule(g.M, g.N, g.K, sm_count)) {
-    case Schedule::kLargeTiles: step6::launch<step6::ExitOnDrain>(a128, b128, c64, g, sm_count, s); break;
-    case Schedule::kSplitK:
-      launch_fixed_cost<kStep7jLevers>(a128, b128, c64, g, s);
-      break;
+    case Schedule::kLargeTiles: step6::launch<step6::ProgrammaticLaunch>(a128, b128, c64, g, sm_count, s); break;
+    case Schedule::kSplitK: launch_fixed_cost<kStep7kLevers>(a128, b128, c64, g, s); break;
     case Schedule::kSmallTiles: launch_small_tiles(a128, b128, g, s); break;
   }
 }

@@ -46,7 +46,8 @@ INSTANTIATE_TEST_SUITE_P(Ch12, Positive,
                                            "v10_wide_128x64_low", "v11_outrows_128x64_low",
                                            "v11_band8_128x64_low", "v11_l2hint_128x64_low",
                                            "v11_band8hint_128x64_low", "v11_idx32_128x64_low",
-                                           "v11_2warps_128x64_low", "v11_2warps_cols_128x64_low"));
+                                           "v11_2warps_128x64_low", "v11_2warps_cols_128x64_low",
+                                           "v11_2warps_cols_l2hint_128x64_low"));
 
 // Every ring variant, with the grid capped at two blocks at the largest check size: the
 // harness's lap check, here per variant (the rings wrap hundreds of times).
@@ -75,7 +76,7 @@ TEST(Ch12Laps, LargestCheckSizeLapsEveryRing) {
   EXPECT_GE(ch12::ring_laps(n, 64, 64, 2 * 4, 2), 3u);   // v10_wide_tiles_*
   EXPECT_GE(ch12::ring_laps(n, 32, 128, 2 * 4, 2), 3u);  // v10_wide_in512_low
   EXPECT_GE(ch12::ring_laps(n, 128, 64, 1 * 5, 2), 3u);  // v10_wide_128x64_low, v11_*
-  EXPECT_GE(ch12::ring_laps(n, 128, 64, 2 * 2, 2), 3u);  // v11_2warps_128x64_low, _cols
+  EXPECT_GE(ch12::ring_laps(n, 128, 64, 2 * 2, 2), 3u);  // v11_2warps_128x64_low, _cols, _cols_l2hint
 }
 
 // v11's tile orders (host-side, no GPU): every tile number lands on a distinct tile of the

@@ -132,7 +132,7 @@ TEST(Ch16FixedCost, SharedMemoryOfTheStepSevenLevers) {
 }
 
 TEST(Ch16FixedCost, LeversOnOneClusterWalkingEveryTile) {
-  // 7f-7j on a grid capped at one cluster: its two blocks walk all 25 tiles of 517^3, so
+  // 7f-7k on a grid capped at one cluster: its two blocks walk all 25 tiles of 517^3, so
   // ready and taken complete 25 phases, the deferred cluster wait happens once in the first
   // tile and 7h's exit waits for the 25th taken; at 1^3 rank 1's half of K is empty.
   SKIP_UNLESS_SM90A();
@@ -141,13 +141,91 @@ TEST(Ch16FixedCost, LeversOnOneClusterWalkingEveryTile) {
     tut::ScopedGridCap one_cluster(2);
     int seen = 0;
     for (const auto& v : ch16::variants()) {
-      if (v.key.rfind("step7", 0) != 0 || v.key.size() < 6 || v.key[5] < 'f' || v.key[5] > 'j') continue;
+      if (v.key.rfind("step7", 0) != 0 || v.key.size() < 6 || v.key[5] < 'f' || v.key[5] > 'k') continue;
       ++seen;
       const tut::VerifyResult r = tut::run_and_verify(p, v, nullptr);
       EXPECT_TRUE(r.ok()) << v.key << " at " << n << ": " << r.summary() << "\n" << r.details();
     }
-    EXPECT_EQ(seen, 5);
+    EXPECT_EQ(seen, 6);
   }
+}
+
+/// Two GEMMs in a row on one stream, the second reading the first's C as its A (X = A B^T,
+/// then Y = X B^T), each launched by @p launch (a step launched with programmatic dependent
+/// launch). The second grid is launched while the first runs and its blocks take the SMs the
+/// first leaves free; they must wait for the first grid (cudaGridDependencySynchronize)
+/// before they load X, or they read X's poison (NaN) and Y fails. Three rounds, each on
+/// freshly poisoned X and Y.
+template <class Launch>
+void expect_second_gemm_reads_the_firsts_output(int n, Launch launch) {
+  using ch16::bf16;
+  ch16::Problem p(ch16::Shape{n, n, n}, 21, sms());
+  tut::DeviceBuffer<bf16> y(p.d_c.size()), y_ref(p.d_c.size());
+  const CUtensorMap map_x128 = ch16::make_map(p.d_c.data(), n, n, p.ldc, 128);
+  const CUtensorMap map_y64 = ch16::make_map(y.data(), n, n, p.ldc, 64);
+  tut::GemmArgs<bf16> second = p.args();  // K = N: X [n x n] is the second GEMM's A
+  second.A = p.d_c.data();
+  second.lda = p.ldc;
+  second.C = y.data();
+  cudaStream_t s = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+  // The second GEMM's oracle: cuBLAS on the X the first one wrote, with the chapter's
+  // cuBLAS-oracle tolerance for that X (its row norms, B's).
+  const std::vector<float> b = [&] {
+    std::vector<float> rows(static_cast<std::size_t>(n) * n);
+    const std::vector<bf16> pitched = p.d_b.download(nullptr);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c)
+        rows[static_cast<std::size_t>(r) * n + c] = static_cast<float>(pitched[static_cast<std::size_t>(r) * p.ldb + c]);
+    return rows;
+  }();
+  const auto max_row_norm = [n](const std::vector<float>& m) {
+    double best = 0.0;
+    for (int r = 0; r < n; ++r) {
+      double sum = 0.0;
+      for (int c = 0; c < n; ++c) sum += static_cast<double>(m[static_cast<std::size_t>(r) * n + c]) * m[static_cast<std::size_t>(r) * n + c];
+      best = std::max(best, std::sqrt(sum));
+    }
+    return best;
+  };
+  for (int round = 0; round < 3; ++round) {
+    p.poison(s);
+    y.poison(s);
+    launch(p.map_a128, p.map_b128, p.map_c64, p.args(), s);
+    launch(map_x128, p.map_b128, map_y64, second, s);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(p.error.report(s), 0u) << "a bounded wait gave up, round " << round;
+    const std::vector<float> x = p.compact(p.d_c.download(s));
+    const tut::VerifyResult first = tut::compare_close_floats(x.data(), p.want.data(), x.size(), p.abs_tol, p.rel_tol);
+    EXPECT_TRUE(first.ok()) << "the first GEMM, round " << round << ": " << first.summary();
+    tut::GemmArgs<bf16> reference = second;
+    reference.C = y_ref.data();
+    ch16::launch_cublas(p.blas, reference, y_ref.data(), s);
+    const std::vector<float> got = p.compact(y.download(s)), want = p.compact(y_ref.download(s));
+    const double bound = ch16::accumulation_bound(n, max_row_norm(x), max_row_norm(b));
+    const tut::VerifyResult r = tut::compare_close_floats(got.data(), want.data(), got.size(), 2.1 * bound,
+                                                          std::ldexp(1.0, -7) + std::ldexp(1.0, -14));
+    EXPECT_TRUE(r.ok()) << "the second GEMM (A = the first's C), round " << round << ": " << r.summary() << "\n" << r.details();
+  }
+  ASSERT_EQ(cudaStreamDestroy(s), cudaSuccess);
+}
+
+TEST(Ch16Programmatic, Step7kSecondGemmReadsTheFirstsOutput) {
+  // 1024^3: 7k's 128 blocks leave 4 of the H200's 132 SMs to the second grid from the start.
+  SKIP_UNLESS_SM90A();
+  expect_second_gemm_reads_the_firsts_output(1024, [](const CUtensorMap& a, const CUtensorMap& b, const CUtensorMap& c,
+                                                      const tut::GemmArgs<ch16::bf16>& g, cudaStream_t s) {
+    ch16::step7::launch_fixed_cost<ch16::step7::kStep7kLevers>(a, b, c, g, s);
+  });
+}
+
+TEST(Ch16Programmatic, Step6lSecondGemmReadsTheFirstsOutput) {
+  // 1024^3: 16 tile pairs, so 6l's first grid holds 32 SMs and the second starts on the rest.
+  SKIP_UNLESS_SM90A();
+  expect_second_gemm_reads_the_firsts_output(1024, [](const CUtensorMap& a, const CUtensorMap& b, const CUtensorMap& c,
+                                                      const tut::GemmArgs<ch16::bf16>& g, cudaStream_t s) {
+    ch16::step6::launch<ch16::step6::ProgrammaticLaunch>(a, b, c, g, sms(), s);
+  });
 }
 
 TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
@@ -155,12 +233,12 @@ TEST(Ch16Dispatch, TheRuleOnTheReferenceGpu) {
   // chapter's check sizes.
   using ch16::step7::Schedule;
   const auto at = [](int n) { return ch16::step7::choose_schedule(n, n, n, 132); };
-  // kSplitK launches 7j (7e's split-K with 7f-7j's lower fixed costs), kLargeTiles step 6k.
+  // kSplitK launches 7k (7e's split-K with 7f-7k's lower fixed costs), kLargeTiles step 6l.
   EXPECT_EQ(at(1024), Schedule::kSplitK);      // 32 large tiles; 64 small ones, 128 blocks
   EXPECT_EQ(at(2048), Schedule::kLargeTiles);  // 128 large tiles >= 7/8 of 132
   EXPECT_EQ(at(4096), Schedule::kLargeTiles);
   EXPECT_EQ(at(8192), Schedule::kLargeTiles);
-  EXPECT_EQ(at(517), Schedule::kSplitK);       // 25 tiles, 9 k-tiles: the check covers 7j
+  EXPECT_EQ(at(517), Schedule::kSplitK);       // 25 tiles, 9 k-tiles: the check covers 7k
   EXPECT_EQ(at(256), Schedule::kSmallTiles);   // 4 k-tiles: too short to split
   EXPECT_EQ(at(1), Schedule::kSmallTiles);
   // A wide, shallow problem: 128 small tiles, two blocks each would overfill the wave.

@@ -216,11 +216,11 @@ __device__ __forceinline__ void push_partial(float4* inbox, const float4* outbox
 ///   kProgrammaticLaunch 7k: launched with programmatic dependent launch (tut::
 ///                      launch_programmatic). Every block triggers its dependents as it
 ///                      starts, so the next kernel in the stream is launched while this one
-///                      runs, and its blocks take each SM as this grid's block there exits; each
+///                      runs, and its blocks take the SMs this grid leaves free or frees; each
 ///                      thread runs the prologue (barrier init, tensor-map prefetch, the
-///                      cluster arrive), which touches no global memory, and then waits for the
-///                      previous grid (cudaGridDependencySynchronize) before its first load or
-///                      store. What it can save is the gap between two kernels of a stream:
+///                      cluster arrive), which touches nothing the previous kernel writes (the
+///                      maps are kernel parameters), and then waits for the previous grid
+///                      (cudaGridDependencySynchronize) before its first load or store. What it can save is the gap between two kernels of a stream:
 ///                      the grid launch and the block placement of the next GEMM.
 constexpr int kPrefetchMaps = 1, kDeferClusterWait = 2, kExitOnTaken = 4, kStAsyncHandoff = 8,
               kFiveStages = 16, kProgrammaticLaunch = 32;
